@@ -1,0 +1,163 @@
+package ctrl
+
+import "time"
+
+// ABIVersion is checked by the judge before it calls a module, so a module
+// built against another SDK is refused with a clear message.
+const ABIVersion = 1
+
+// Op is one kind of call from a learner's module to the judge.
+type Op uint32
+
+const (
+	OpRequest      Op = 1 + iota // which object to reconcile
+	OpGet                        // Client.Get
+	OpList                       // Client.List
+	OpCreate                     // Client.Create
+	OpUpdate                     // Client.Update
+	OpUpdateStatus               // Client.UpdateStatus
+	OpDelete                     // Client.Delete
+	OpLog                        // Log
+	OpNow                        // Now
+	OpResult                     // what Reconcile returned
+	opLimit
+)
+
+// Call is a request from the module, as the judge decodes it. Which fields
+// are set depends on Op.
+type Call struct {
+	Op           Op
+	Kind         Kind              // Get, List, Delete
+	Key          ObjectKey         // Get, Delete
+	Object       Object            // Create, Update, UpdateStatus
+	Namespace    string            // List
+	Labels       map[string]string // List
+	OwnerUID     string            // List
+	Text         string            // Log; Result: the error's text
+	HasError     bool              // Result
+	ErrorReason  string            // Result: the StatusError reason, if any
+	RequeueAfter time.Duration     // Result
+}
+
+// Reply is the judge's answer to a Call.
+type Reply struct {
+	Err     *StatusError // any API error
+	Object  Object       // Get, Create, Update, UpdateStatus
+	Items   []Object     // List
+	Request Request      // Request
+	Now     time.Time    // Now
+}
+
+func appendCall(b []byte, c *Call) []byte {
+	e := encoder{b}
+	switch c.Op {
+	case OpGet, OpDelete:
+		e.str(string(c.Kind))
+		e.str(c.Key.Namespace)
+		e.str(c.Key.Name)
+	case OpList:
+		e.str(string(c.Kind))
+		e.str(c.Namespace)
+		e.strMap(c.Labels)
+		e.str(c.OwnerUID)
+	case OpCreate, OpUpdate, OpUpdateStatus:
+		e.object(c.Object)
+	case OpLog:
+		e.str(c.Text)
+	case OpResult:
+		e.varint(int64(c.RequeueAfter))
+		e.bool(c.HasError)
+		e.str(c.Text)
+		e.str(c.ErrorReason)
+	}
+	return e.b
+}
+
+// DecodeCall decodes a call the module made. It rejects anything malformed.
+func DecodeCall(op Op, b []byte) (Call, error) {
+	c := Call{Op: op}
+	d := decoder{b: b}
+	switch op {
+	case OpRequest, OpNow:
+	case OpGet, OpDelete:
+		c.Kind = Kind(d.str())
+		c.Key.Namespace = d.str()
+		c.Key.Name = d.str()
+	case OpList:
+		c.Kind = Kind(d.str())
+		c.Namespace = d.str()
+		c.Labels = d.strMap()
+		c.OwnerUID = d.str()
+	case OpCreate, OpUpdate, OpUpdateStatus:
+		c.Object = d.object()
+	case OpLog:
+		c.Text = d.str()
+	case OpResult:
+		c.RequeueAfter = time.Duration(d.varint())
+		c.HasError = d.bool()
+		c.Text = d.str()
+		c.ErrorReason = d.str()
+	default:
+		d.fail()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return Call{}, d.err
+	}
+	return c, nil
+}
+
+// AppendReply appends the wire form of the judge's reply to op.
+func AppendReply(b []byte, op Op, r *Reply) []byte {
+	e := encoder{b}
+	if r.Err != nil {
+		e.bool(true)
+		e.varint(int64(r.Err.Code))
+		e.str(r.Err.Reason)
+		e.str(r.Err.Message)
+		return e.b
+	}
+	e.bool(false)
+	switch op {
+	case OpRequest:
+		e.str(r.Request.Namespace)
+		e.str(r.Request.Name)
+	case OpNow:
+		e.time(r.Now)
+	case OpGet, OpCreate, OpUpdate, OpUpdateStatus:
+		e.object(r.Object)
+	case OpList:
+		e.uvarint(uint64(len(r.Items)))
+		for _, o := range r.Items {
+			e.object(o)
+		}
+	}
+	return e.b
+}
+
+func decodeReply(op Op, b []byte) (Reply, error) {
+	var r Reply
+	d := decoder{b: b}
+	if d.bool() {
+		r.Err = &StatusError{Code: d.int32(), Reason: d.str(), Message: d.str()}
+		return r, d.err
+	}
+	switch op {
+	case OpRequest:
+		r.Request.Namespace = d.str()
+		r.Request.Name = d.str()
+	case OpNow:
+		r.Now = d.time()
+	case OpGet, OpCreate, OpUpdate, OpUpdateStatus:
+		r.Object = d.object()
+	case OpList:
+		n := d.count()
+		r.Items = make([]Object, 0, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			r.Items = append(r.Items, d.object())
+		}
+	}
+	return r, d.err
+}

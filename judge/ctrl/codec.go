@@ -1,0 +1,362 @@
+package ctrl
+
+import (
+	"errors"
+	"sort"
+	"time"
+)
+
+// The wire codec: a compact, hand-written binary format (unsigned varints,
+// length-prefixed strings, map keys sorted) shared by the learner's module
+// and the judge. The decoder never panics and never allocates more than the
+// input can justify, since the judge decodes bytes a learner's code wrote.
+
+var errMalformed = errors.New("malformed message")
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uvarint(v uint64) {
+	for v >= 0x80 {
+		e.b = append(e.b, byte(v)|0x80)
+		v >>= 7
+	}
+	e.b = append(e.b, byte(v))
+}
+
+func (e *encoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
+
+func (e *encoder) str(s string) {
+	e.uvarint(uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+func (e *encoder) strMap(m map[string]string) {
+	if m == nil {
+		e.uvarint(0)
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.uvarint(uint64(len(keys)) + 1) // 0 means nil, 1 means empty
+	for _, k := range keys {
+		e.str(k)
+		e.str(m[k])
+	}
+}
+
+func (e *encoder) strs(s []string) {
+	e.uvarint(uint64(len(s)))
+	for _, x := range s {
+		e.str(x)
+	}
+}
+
+func (e *encoder) time(t time.Time) {
+	if t.IsZero() {
+		e.varint(0)
+		return
+	}
+	e.varint(t.UnixNano())
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errMalformed
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if len(d.b) == 0 {
+			d.fail()
+			return 0
+		}
+		c := d.b[0]
+		d.b = d.b[1:]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
+	}
+	d.fail()
+	return 0
+}
+
+func (d *decoder) varint() int64 {
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+func (d *decoder) int32() int32 {
+	v := d.varint()
+	if v != int64(int32(v)) {
+		d.fail()
+		return 0
+	}
+	return int32(v)
+}
+
+// count reads a collection length that must be plausible for what is left.
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.count()
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) bool() bool {
+	if len(d.b) == 0 {
+		d.fail()
+		return false
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	if c > 1 {
+		d.fail()
+	}
+	return c == 1
+}
+
+func (d *decoder) strMap() map[string]string {
+	n := d.uvarint()
+	if n == 0 {
+		return nil
+	}
+	n--
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	m := make(map[string]string, n)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		k := d.str()
+		m[k] = d.str()
+	}
+	return m
+}
+
+func (d *decoder) strs() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = d.str()
+	}
+	return s
+}
+
+func (d *decoder) time() time.Time {
+	n := d.varint()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func (e *encoder) meta(m *ObjectMeta) {
+	e.str(m.Name)
+	e.str(m.GenerateName)
+	e.str(m.Namespace)
+	e.str(m.UID)
+	e.str(m.ResourceVersion)
+	e.varint(m.Generation)
+	e.time(m.CreationTimestamp)
+	e.bool(m.DeletionTimestamp != nil)
+	if m.DeletionTimestamp != nil {
+		e.time(*m.DeletionTimestamp)
+	}
+	e.strMap(m.Labels)
+	e.strMap(m.Annotations)
+	e.uvarint(uint64(len(m.OwnerReferences)))
+	for _, r := range m.OwnerReferences {
+		e.str(r.APIVersion)
+		e.str(r.Kind)
+		e.str(r.Name)
+		e.str(r.UID)
+		e.bool(r.Controller)
+		e.bool(r.BlockOwnerDeletion)
+	}
+	e.strs(m.Finalizers)
+}
+
+func (d *decoder) meta(m *ObjectMeta) {
+	m.Name = d.str()
+	m.GenerateName = d.str()
+	m.Namespace = d.str()
+	m.UID = d.str()
+	m.ResourceVersion = d.str()
+	m.Generation = d.varint()
+	m.CreationTimestamp = d.time()
+	if d.bool() {
+		t := d.time()
+		m.DeletionTimestamp = &t
+	}
+	m.Labels = d.strMap()
+	m.Annotations = d.strMap()
+	if n := d.count(); n > 0 {
+		m.OwnerReferences = make([]OwnerReference, n)
+		for i := range m.OwnerReferences {
+			r := &m.OwnerReferences[i]
+			r.APIVersion, r.Kind, r.Name, r.UID = d.str(), d.str(), d.str(), d.str()
+			r.Controller, r.BlockOwnerDeletion = d.bool(), d.bool()
+		}
+	}
+	m.Finalizers = d.strs()
+}
+
+func (e *encoder) podSpec(s *PodSpec) {
+	e.uvarint(uint64(len(s.Containers)))
+	for _, c := range s.Containers {
+		e.str(c.Name)
+		e.str(c.Image)
+	}
+	e.str(s.NodeName)
+}
+
+func (d *decoder) podSpec(s *PodSpec) {
+	if n := d.count(); n > 0 {
+		s.Containers = make([]Container, n)
+		for i := range s.Containers {
+			s.Containers[i].Name, s.Containers[i].Image = d.str(), d.str()
+		}
+	}
+	s.NodeName = d.str()
+}
+
+func (o *Deployment) encodeBody(e *encoder) {
+	s := &o.Spec
+	e.varint(int64(s.Replicas))
+	e.strMap(s.Selector.MatchLabels)
+	e.meta(&s.Template.ObjectMeta)
+	e.podSpec(&s.Template.Spec)
+	e.str(s.Strategy.Type)
+	e.varint(int64(s.Strategy.RollingUpdate.MaxSurge))
+	e.varint(int64(s.Strategy.RollingUpdate.MaxUnavailable))
+	st := &o.Status
+	e.varint(st.ObservedGeneration)
+	e.varint(int64(st.Replicas))
+	e.varint(int64(st.UpdatedReplicas))
+	e.varint(int64(st.ReadyReplicas))
+	e.varint(int64(st.AvailableReplicas))
+}
+
+func (o *Deployment) decodeBody(d *decoder) {
+	s := &o.Spec
+	s.Replicas = d.int32()
+	s.Selector.MatchLabels = d.strMap()
+	d.meta(&s.Template.ObjectMeta)
+	d.podSpec(&s.Template.Spec)
+	s.Strategy.Type = d.str()
+	s.Strategy.RollingUpdate.MaxSurge = d.int32()
+	s.Strategy.RollingUpdate.MaxUnavailable = d.int32()
+	st := &o.Status
+	st.ObservedGeneration = d.varint()
+	st.Replicas = d.int32()
+	st.UpdatedReplicas = d.int32()
+	st.ReadyReplicas = d.int32()
+	st.AvailableReplicas = d.int32()
+}
+
+func (o *Pod) encodeBody(e *encoder) {
+	e.podSpec(&o.Spec)
+	e.str(string(o.Status.Phase))
+	e.uvarint(uint64(len(o.Status.Conditions)))
+	for _, c := range o.Status.Conditions {
+		e.str(string(c.Type))
+		e.str(string(c.Status))
+	}
+}
+
+func (o *Pod) decodeBody(d *decoder) {
+	d.podSpec(&o.Spec)
+	o.Status.Phase = PodPhase(d.str())
+	if n := d.count(); n > 0 {
+		o.Status.Conditions = make([]PodCondition, n)
+		for i := range o.Status.Conditions {
+			c := &o.Status.Conditions[i]
+			c.Type, c.Status = PodConditionType(d.str()), ConditionStatus(d.str())
+		}
+	}
+}
+
+func (o *ConfigMap) encodeBody(e *encoder) { e.strMap(o.Data) }
+func (o *ConfigMap) decodeBody(d *decoder) { o.Data = d.strMap() }
+
+func (e *encoder) object(o Object) {
+	e.str(string(o.GetObjectKind()))
+	e.meta(o.GetObjectMeta())
+	o.encodeBody(e)
+}
+
+func (d *decoder) object() Object {
+	o := NewObject(Kind(d.str()))
+	if o == nil {
+		d.fail()
+		return nil
+	}
+	d.meta(o.GetObjectMeta())
+	o.decodeBody(d)
+	if d.err != nil {
+		return nil
+	}
+	return o
+}
+
+// AppendObject appends the wire form of obj to b. The judge uses it; a
+// learner has no need to.
+func AppendObject(b []byte, obj Object) []byte {
+	e := encoder{b}
+	e.object(obj)
+	return e.b
+}
+
+// DecodeObject decodes one object written by AppendObject.
+func DecodeObject(b []byte) (Object, error) {
+	d := decoder{b: b}
+	o := d.object()
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return o, nil
+}
+
+// DeepCopy returns an independent copy of obj.
+func DeepCopy(obj Object) Object {
+	o, err := DecodeObject(AppendObject(nil, obj))
+	if err != nil {
+		panic("ctrl: DeepCopy: " + err.Error())
+	}
+	return o
+}

@@ -1,0 +1,42 @@
+package ctrl
+
+import "errors"
+
+// Reasons carried by a StatusError.
+const (
+	ReasonNotFound      = "NotFound"
+	ReasonAlreadyExists = "AlreadyExists"
+	ReasonConflict      = "Conflict"
+	ReasonInvalid       = "Invalid"
+	ReasonInternal      = "InternalError"
+)
+
+// StatusError is an error returned by the API server.
+type StatusError struct {
+	Code    int32  // HTTP status: 404, 409, 422, 500
+	Reason  string // one of the Reason constants
+	Message string
+}
+
+func (e *StatusError) Error() string { return e.Message }
+
+func reasonOf(err error) string {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Reason
+	}
+	return ""
+}
+
+// IsNotFound reports whether err says the object does not exist.
+func IsNotFound(err error) bool { return reasonOf(err) == ReasonNotFound }
+
+// IsAlreadyExists reports whether err says an object of that name exists.
+func IsAlreadyExists(err error) bool { return reasonOf(err) == ReasonAlreadyExists }
+
+// IsConflict reports whether err says the object changed since it was read:
+// read it again and retry, or return the error to be requeued.
+func IsConflict(err error) bool { return reasonOf(err) == ReasonConflict }
+
+// IsInvalid reports whether err says the object was rejected as malformed.
+func IsInvalid(err error) bool { return reasonOf(err) == ReasonInvalid }

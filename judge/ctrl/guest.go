@@ -1,0 +1,130 @@
+package ctrl
+
+import (
+	"context"
+	"errors"
+)
+
+// The Client a learner's Reconcile receives: every method is one host call.
+
+var reconciler Reconciler
+
+// Register installs the learner's Reconcile. The judge's generated glue
+// calls it; a learner has no need to.
+func Register(r Reconciler) { reconciler = r }
+
+type hostClient struct{}
+
+func invoke(c *Call) (Reply, error) {
+	out := roundTrip(c.Op, appendCall(scratch[:0], c))
+	r, err := decodeReply(c.Op, out)
+	if err != nil {
+		panic("ctrl: the judge sent a malformed reply: " + err.Error())
+	}
+	if r.Err != nil {
+		return r, r.Err
+	}
+	return r, nil
+}
+
+var scratch = make([]byte, 0, 4096)
+
+func (hostClient) Get(_ context.Context, key ObjectKey, obj Object) error {
+	r, err := invoke(&Call{Op: OpGet, Kind: obj.GetObjectKind(), Key: key})
+	if err != nil {
+		return err
+	}
+	return assign(obj, r.Object)
+}
+
+func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) error {
+	var o listOptions
+	for _, opt := range opts {
+		opt.applyToList(&o)
+	}
+	r, err := invoke(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID})
+	if err != nil {
+		return err
+	}
+	for _, it := range r.Items {
+		if it == nil || it.GetObjectKind() != list.itemKind() {
+			return errors.New("ctrl: the judge listed an object of the wrong kind")
+		}
+	}
+	list.setItems(r.Items)
+	return nil
+}
+
+func (hostClient) write(op Op, obj Object) error {
+	if obj == nil {
+		return errors.New("ctrl: nil object")
+	}
+	r, err := invoke(&Call{Op: op, Object: obj})
+	if err != nil {
+		return err
+	}
+	return assign(obj, r.Object)
+}
+
+func (c hostClient) Create(_ context.Context, obj Object) error { return c.write(OpCreate, obj) }
+func (c hostClient) Update(_ context.Context, obj Object) error { return c.write(OpUpdate, obj) }
+func (c hostClient) UpdateStatus(_ context.Context, obj Object) error {
+	return c.write(OpUpdateStatus, obj)
+}
+
+func (hostClient) Delete(_ context.Context, obj Object) error {
+	if obj == nil {
+		return errors.New("ctrl: nil object")
+	}
+	_, err := invoke(&Call{Op: OpDelete, Kind: obj.GetObjectKind(), Key: KeyOf(obj)})
+	return err
+}
+
+// assign copies src into dst, which must be of the same kind.
+func assign(dst, src Object) error {
+	switch d := dst.(type) {
+	case *Deployment:
+		if s, ok := src.(*Deployment); ok {
+			*d = *s
+			return nil
+		}
+	case *Pod:
+		if s, ok := src.(*Pod); ok {
+			*d = *s
+			return nil
+		}
+	case *ConfigMap:
+		if s, ok := src.(*ConfigMap); ok {
+			*d = *s
+			return nil
+		}
+	}
+	return errors.New("ctrl: the judge returned an object of the wrong kind")
+}
+
+// reconcileOnce runs the registered Reconcile for the request the judge
+// names and reports the result back.
+func reconcileOnce() {
+	r, err := invoke(&Call{Op: OpRequest})
+	if err != nil {
+		panic("ctrl: no request to reconcile")
+	}
+	if reconciler == nil {
+		panic("ctrl: no Reconcile function was registered")
+	}
+	res, rerr := reconciler(context.Background(), hostClient{}, r.Request)
+	c := Call{Op: OpResult, RequeueAfter: res.RequeueAfter}
+	if rerr != nil {
+		c.HasError = true
+		c.Text = rerr.Error()
+		c.ErrorReason = reasonOf(rerr)
+	}
+	invoke(&c)
+}
+
+func hostLog(b []byte) { invoke(&Call{Op: OpLog, Text: string(b)}) }
+
+func hostNow() int64 {
+	r, _ := invoke(&Call{Op: OpNow})
+	return r.Now.UnixNano()
+}

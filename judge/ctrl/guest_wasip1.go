@@ -1,0 +1,40 @@
+//go:build wasip1
+
+package ctrl
+
+import "unsafe"
+
+// The host ABI. The module makes every call through hostCall: it passes its
+// message and a buffer for the reply; the judge writes the reply there if it
+// fits and returns its length either way. A longer reply is fetched with
+// hostTake into a buffer grown to size.
+
+//go:wasmimport ctrljudge call
+func hostCall(op uint32, msg unsafe.Pointer, msgLen uint32, buf unsafe.Pointer, bufCap uint32) uint32
+
+//go:wasmimport ctrljudge take
+func hostTake(buf unsafe.Pointer, bufCap uint32) uint32
+
+var reply = make([]byte, 64<<10)
+
+func roundTrip(op Op, msg []byte) []byte {
+	var p unsafe.Pointer
+	if len(msg) > 0 {
+		p = unsafe.Pointer(&msg[0])
+	}
+	n := hostCall(uint32(op), p, uint32(len(msg)), unsafe.Pointer(&reply[0]), uint32(len(reply)))
+	if int(n) > len(reply) {
+		reply = make([]byte, n)
+		hostTake(unsafe.Pointer(&reply[0]), n)
+	}
+	return reply[:n]
+}
+
+//go:wasmexport ctrljudge_abi_version
+func exportABIVersion() int32 { return ABIVersion }
+
+//go:wasmexport ctrljudge_reconcile
+func exportReconcile() { reconcileOnce() }
+
+// Main does nothing in the judge: a reactor module's main never runs.
+func Main() {}

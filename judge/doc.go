@@ -1,0 +1,15 @@
+// Package judge runs a learner's controller against a simulated cluster and
+// decides whether it is correct.
+//
+// The simulation is single-threaded and deterministic: one seed drives
+// every choice. It has an API server store (uids, resourceVersions,
+// generations, conflicts, owner references and garbage collection,
+// finalizers), an informer cache, a workqueue, kubelet-like stages and a
+// virtual clock. Faults (restarts, crashes after a write, duplicated,
+// coalesced and missed events, Pod failures) are injected in a faulty phase;
+// a quiet phase follows, after which oracles decide: did the world converge,
+// was the controller idempotent, did it stay within its safety bounds?
+//
+// The learner's code runs in the sandbox package; this package knows the
+// Kubernetes side and nothing of HTTP.
+package judge

@@ -1,0 +1,3 @@
+package judge
+
+var models = map[string]bool{"deployment": true}

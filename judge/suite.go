@@ -1,0 +1,203 @@
+package judge
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Suite is an exercise's tests.yaml: data, not code.
+type Suite struct {
+	// Controller says what the learner's controller watches: events on
+	// For objects enqueue their own key, events on Owns objects enqueue
+	// their controller owner's key.
+	Controller struct {
+		For  ctrl.Kind   `json:"for"`
+		Owns []ctrl.Kind `json:"owns"`
+	} `json:"controller"`
+	// Model names the Go model in this package that knows the exercise's
+	// desired state and safety invariants (see models.go).
+	Model string `json:"model"`
+	World World  `json:"world"`
+	Tests []*Test `json:"tests"`
+	Mutants []struct {
+		File   string `json:"file"`
+		Expect string `json:"expect"` // the oracle expected to reject it
+	} `json:"mutants"`
+}
+
+// World sets the simulated cluster's timing.
+type World struct {
+	// PodReadyAfter is how long a new Pod takes to become Running and Ready.
+	PodReadyAfter Duration `json:"podReadyAfter"`
+	// ResyncPeriod is the informer's periodic resync.
+	ResyncPeriod Duration `json:"resyncPeriod"`
+	// MaxReconciles bounds each phase of a test (a hot loop ends there).
+	MaxReconciles int `json:"maxReconciles"`
+}
+
+// Test is one scenario: initial objects, workload steps applied one after
+// the other once the controller is idle, faults injected meanwhile, then a
+// quiet phase with no faults, and the expectations checked.
+type Test struct {
+	Name    string `json:"name"`
+	Sample  bool   `json:"sample"`
+	Objects string `json:"objects"` // Kubernetes-style YAML manifests, "---" separated
+	Steps   []Step `json:"steps"`
+	// Faults injected during the faulty phase, by class name (see faults.go).
+	Faults []string `json:"faults"`
+	Expect Expect   `json:"expect"`
+
+	objects []ctrl.Object
+}
+
+// Step is one workload action, done once the controller is idle.
+type Step struct {
+	// Apply creates the object, or replaces its spec if it exists.
+	Apply string `json:"apply,omitempty"`
+	// Patch merges fields into an existing object: {"Deployment/web": {"spec": {"replicas": 1}}}.
+	Patch map[string]map[string]any `json:"patch,omitempty"`
+	// Delete removes objects: "Deployment/web", or "Pod/first", "Pod/last",
+	// "Pod/random" for a Pod picked by name order or by the seed.
+	Delete string `json:"delete,omitempty"`
+	// Fail makes a Pod fail: "Pod/first", "Pod/last" or "Pod/random".
+	Fail string `json:"fail,omitempty"`
+
+	objects []ctrl.Object
+}
+
+// Expect lists the test's checks beyond those every test makes
+// (convergence, idempotency, safety, no errors at rest).
+type Expect struct {
+	// Writes is the exact sequence of the controller's writes over the
+	// whole test, each as "verb Kind detail" (the model renders detail;
+	// for Pods, their image): ["create Pod v1", "delete Pod v1"].
+	Writes []string `json:"writes,omitempty"`
+	// MaxPods bounds the number of Pods that exist at any time.
+	MaxPods int `json:"maxPods,omitempty"`
+}
+
+// Duration is a time.Duration written as "2s" in YAML.
+type Duration time.Duration
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("bad duration %q", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ParseSuite parses and validates a tests.yaml.
+func ParseSuite(name string, b []byte) (*Suite, error) {
+	var s Suite
+	if err := yaml.UnmarshalStrict(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if _, ok := models[s.Model]; !ok {
+		return nil, fmt.Errorf("%s: unknown model %q", name, s.Model)
+	}
+	if ctrl.NewObject(s.Controller.For) == nil {
+		return nil, fmt.Errorf("%s: controller.for: unknown kind %q", name, s.Controller.For)
+	}
+	if s.World.PodReadyAfter == 0 {
+		s.World.PodReadyAfter = Duration(2 * time.Second)
+	}
+	if s.World.ResyncPeriod == 0 {
+		s.World.ResyncPeriod = Duration(10 * time.Minute)
+	}
+	if s.World.MaxReconciles == 0 {
+		s.World.MaxReconciles = 200
+	}
+	if len(s.Tests) == 0 {
+		return nil, fmt.Errorf("%s: no tests", name)
+	}
+	samples := 0
+	seen := map[string]bool{}
+	for i, t := range s.Tests {
+		where := fmt.Sprintf("%s: test %d (%s)", name, i+1, t.Name)
+		if t.Name == "" || seen[t.Name] {
+			return nil, fmt.Errorf("%s: a test needs a unique name", where)
+		}
+		seen[t.Name] = true
+		if t.Sample {
+			samples++
+		}
+		var err error
+		if t.objects, err = ParseManifests(t.Objects); err != nil {
+			return nil, fmt.Errorf("%s: objects: %v", where, err)
+		}
+		for _, f := range t.Faults {
+			if !slices.Contains(FaultClasses, f) {
+				return nil, fmt.Errorf("%s: unknown fault %q (known: %s)", where, f, strings.Join(FaultClasses, ", "))
+			}
+		}
+		for j := range t.Steps {
+			st := &t.Steps[j]
+			n := 0
+			if st.Apply != "" {
+				n++
+				if st.objects, err = ParseManifests(st.Apply); err != nil {
+					return nil, fmt.Errorf("%s: step %d: %v", where, j+1, err)
+				}
+			}
+			for _, set := range []bool{st.Patch != nil, st.Delete != "", st.Fail != ""} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				return nil, fmt.Errorf("%s: step %d: say exactly one of apply, patch, delete, fail", where, j+1)
+			}
+		}
+	}
+	if samples == 0 {
+		return nil, fmt.Errorf("%s: no test is marked sample: true", name)
+	}
+	return &s, nil
+}
+
+// ParseManifests parses "---"-separated YAML manifests into objects.
+func ParseManifests(src string) ([]ctrl.Object, error) {
+	var out []ctrl.Object
+	for i, doc := range splitYAMLDocs(src) {
+		var tm ctrl.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &tm); err != nil {
+			return nil, fmt.Errorf("manifest %d: %v", i+1, err)
+		}
+		obj := ctrl.NewObject(ctrl.Kind(tm.Kind))
+		if obj == nil {
+			return nil, fmt.Errorf("manifest %d: unknown kind %q", i+1, tm.Kind)
+		}
+		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+			return nil, fmt.Errorf("manifest %d (%s): %v", i+1, tm.Kind, err)
+		}
+		m := obj.GetObjectMeta()
+		if m.Name == "" {
+			return nil, fmt.Errorf("manifest %d (%s): metadata.name is required", i+1, tm.Kind)
+		}
+		if m.Namespace == "" {
+			m.Namespace = "default"
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+func splitYAMLDocs(src string) []string {
+	var docs []string
+	for _, d := range bytes.Split([]byte("\n"+src), []byte("\n---")) {
+		if s := strings.TrimSpace(string(d)); s != "" {
+			docs = append(docs, s)
+		}
+	}
+	return docs
+}
