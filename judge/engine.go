@@ -2,7 +2,18 @@ package judge
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"ctrljudge/sandbox"
 )
 
 // EngineVersion is recorded with every verdict; bump it when a change can
@@ -12,10 +23,19 @@ const EngineVersion = "ctrljudge-1"
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
 
+const (
+	maxCachedBuilds   = 64
+	maxCachedVerdicts = 256
+)
+
 // Options configure an Engine.
 type Options struct {
-	// CacheDir keeps compiled modules across runs ("" keeps them in memory).
+	// CacheDir keeps built and compiled modules across runs ("" keeps them
+	// in memory). It must be private to the judge.
 	CacheDir string
+	// Interpreter runs modules in wazero's interpreter instead of
+	// compiling them (slower calls, faster start).
+	Interpreter bool
 }
 
 // Submission is one piece of learner code to judge.
@@ -25,23 +45,301 @@ type Submission struct {
 	FileName string // shown in diagnostics; never used as a path
 	Mode     Mode
 	Seed     uint64 // 0 means DefaultSeed
+	// Only, if set, runs just the test with this name.
+	Only string
 	// Progress, if set, is called as judging advances, from the judging
 	// goroutine.
 	Progress func(Event)
 }
 
 // Engine compiles and judges submissions. It is safe for concurrent use.
-type Engine struct{}
+type Engine struct {
+	builder  *sandbox.Builder
+	rt       *sandbox.Runtime
+	cacheDir string
+	goVer    string
 
-// NewEngine returns an Engine.
-func NewEngine(opts Options) (*Engine, error) { return &Engine{}, nil }
+	mu       sync.Mutex
+	builds   *lru[[]byte]
+	verdicts *lru[*Verdict]
+	inflight map[string]*buildCall
+}
+
+type buildCall struct {
+	done chan struct{}
+	wasm []byte
+	err  error
+}
+
+// NewEngine finds the Go toolchain and starts the WebAssembly runtime.
+func NewEngine(opts Options) (*Engine, error) {
+	b, err := sandbox.NewBuilder()
+	if err != nil {
+		return nil, err
+	}
+	goVer, err := b.GoVersion()
+	if err != nil {
+		return nil, fmt.Errorf("go version: %w", err)
+	}
+	cfg := sandbox.Config{Interpreter: opts.Interpreter}
+	if opts.CacheDir != "" {
+		cfg.CacheDir = filepath.Join(opts.CacheDir, "wazero")
+		if err := os.MkdirAll(filepath.Join(opts.CacheDir, "wasm"), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	rt, err := sandbox.NewRuntime(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer,
+		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*Verdict](maxCachedVerdicts),
+		inflight: map[string]*buildCall{}}, nil
+}
 
 // Close releases the engine's runtime.
-func (e *Engine) Close() error { return nil }
+func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
+
+// GoVersion is the toolchain that builds learner code.
+func (e *Engine) GoVersion() string { return e.goVer }
+
+func hashOf(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(strconv.Itoa(len(p))))
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// build compiles code to wasm once per content: concurrent and repeated
+// requests share the result, in memory and in CacheDir.
+func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byte, bool, error) {
+	key := hashOf(EngineVersion, e.goVer, string(code), fileName)
+	e.mu.Lock()
+	if w, ok := e.builds.get(key); ok {
+		e.mu.Unlock()
+		return w, true, nil
+	}
+	if c, ok := e.inflight[key]; ok {
+		e.mu.Unlock()
+		<-c.done
+		return c.wasm, true, c.err
+	}
+	c := &buildCall{done: make(chan struct{})}
+	e.inflight[key] = c
+	e.mu.Unlock()
+
+	var diskPath string
+	if e.cacheDir != "" {
+		diskPath = filepath.Join(e.cacheDir, "wasm", key+".wasm") // our hash, never the learner's name
+		if w, err := os.ReadFile(diskPath); err == nil {
+			c.wasm = w
+		}
+	}
+	cached := c.wasm != nil
+	if !cached {
+		c.wasm, c.err = e.builder.Build(ctx, program(code, fileName))
+		if c.err == nil && diskPath != "" {
+			tmp := diskPath + ".tmp" + strconv.Itoa(os.Getpid())
+			if os.WriteFile(tmp, c.wasm, 0o600) == nil {
+				os.Rename(tmp, diskPath)
+			}
+		}
+	}
+	e.mu.Lock()
+	delete(e.inflight, key)
+	if c.err == nil {
+		e.builds.put(key, c.wasm)
+	}
+	e.mu.Unlock()
+	close(c.done)
+	return c.wasm, cached, c.err
+}
 
 // Judge judges one submission. It always returns a verdict in a named
 // terminal state; a failure of the judge itself is OutcomeInternalError.
 func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
-	_ = errors.New
-	return &Verdict{Version: 3, Status: StatusError, Outcome: OutcomeInternalError, Message: "not implemented"}
+	start := time.Now()
+	if s.Seed == 0 {
+		s.Seed = DefaultSeed
+	}
+	if s.Mode == "" {
+		s.Mode = ModeSubmit
+	}
+	if s.FileName == "" {
+		s.FileName = s.Exercise.FileName()
+	}
+	progress := s.Progress
+	if progress == nil {
+		progress = func(Event) {}
+	}
+	v := &Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
+		Engine: EngineVersion, Mode: s.Mode, Seed: s.Seed, Tests: []TestResult{}}
+
+	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, s.FileName, string(s.Code))
+	e.mu.Lock()
+	cachedV, ok := e.verdicts.get(vkey)
+	e.mu.Unlock()
+	if ok {
+		out := *cachedV
+		out.Timings = Timings{TotalMs: time.Since(start).Milliseconds(), Cached: true}
+		for i := range out.Tests {
+			progress(Event{Phase: "test", Index: i + 1, Total: len(out.Tests), Name: out.Tests[i].Name, Test: &out.Tests[i]})
+		}
+		progress(Event{Phase: "done"})
+		return &out
+	}
+
+	progress(Event{Phase: "compiling"})
+	wasm, buildCached, err := e.build(ctx, s.Code, s.FileName)
+	v.Timings.BuildMs = time.Since(start).Milliseconds()
+	var be *sandbox.BuildError
+	switch {
+	case errors.As(err, &be):
+		v.Status, v.Outcome = StatusError, OutcomeCompileError
+		v.Diagnostics = learnerDiagnostics(be.Diagnostics, s.FileName)
+		v.Message = be.Message
+		if v.Message == "" {
+			v.Message = "Your code did not compile."
+		}
+		e.remember(vkey, v)
+		progress(Event{Phase: "done"})
+		return v
+	case err != nil:
+		return e.internal(v, "building the module: "+err.Error(), progress)
+	}
+	t0 := time.Now()
+	mod, _, err := e.rt.Compile(ctx, wasm)
+	v.Timings.CompileMs = time.Since(t0).Milliseconds()
+	if err != nil {
+		return e.internal(v, "compiling the module: "+err.Error(), progress)
+	}
+	v.Timings.Cached = buildCached
+
+	var tests []*Test
+	for _, t := range s.Exercise.Suite.Tests {
+		if (s.Mode == ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
+			tests = append(tests, t)
+		}
+	}
+	if len(tests) == 0 {
+		return e.internal(v, "no test named "+strconv.Quote(s.Only), progress)
+	}
+	t1 := time.Now()
+	v.Tests = e.runTests(ctx, mod, s, tests, progress)
+	v.Timings.RunMs = time.Since(t1).Milliseconds()
+	if ctx.Err() != nil {
+		return e.internal(v, "judging was interrupted: "+ctx.Err().Error(), progress)
+	}
+	v.Status, v.Outcome = StatusPass, OutcomeAccepted
+	for _, t := range v.Tests {
+		if t.Status == StatusPass {
+			v.Passed++
+			continue
+		}
+		v.Failed++
+		if v.Status == StatusPass {
+			v.Status, v.Outcome = StatusFail, outcomeOf(t.Oracle)
+		}
+	}
+	v.Timings.TotalMs = time.Since(start).Milliseconds()
+	e.remember(vkey, v)
+	progress(Event{Phase: "done"})
+	return v
+}
+
+func outcomeOf(oracle string) string {
+	switch oracle {
+	case "runtime":
+		return OutcomeRuntimeError
+	case "timeout":
+		return OutcomeTimeout
+	case "memory":
+		return OutcomeMemoryLimit
+	case "setup":
+		return OutcomeInternalError
+	}
+	return OutcomeWrongAnswer
+}
+
+// remember caches a verdict unless wall-clock time could have decided it.
+func (e *Engine) remember(key string, v *Verdict) {
+	for _, t := range v.Tests {
+		if t.Oracle == "timeout" {
+			return
+		}
+	}
+	if v.Outcome == OutcomeInternalError || v.Outcome == OutcomeTimeout {
+		return
+	}
+	e.mu.Lock()
+	e.verdicts.put(key, v)
+	e.mu.Unlock()
+}
+
+func (e *Engine) internal(v *Verdict, msg string, progress func(Event)) *Verdict {
+	v.Status, v.Outcome, v.Message = StatusError, OutcomeInternalError, "The judge failed: "+msg
+	progress(Event{Phase: "done"})
+	return v
+}
+
+// runTests runs tests concurrently, one instance each, and reports them
+// in order.
+func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(Event)) []TestResult {
+	results := make([]TestResult, len(tests))
+	done := make([]chan struct{}, len(tests))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, t := range tests {
+		done[i] = make(chan struct{})
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			defer close(done[i])
+			results[i] = runTest(ctx, e.rt, mod, s.Exercise, t, s.Seed)
+		}()
+	}
+	for i, t := range tests {
+		progress(Event{Phase: "running", Index: i + 1, Total: len(tests), Name: t.Name})
+		<-done[i]
+		progress(Event{Phase: "test", Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
+	}
+	return results
+}
+
+// lru is a small least-recently-used map; callers lock.
+type lru[V any] struct {
+	max   int
+	order []string
+	m     map[string]V
+}
+
+func newLRU[V any](max int) *lru[V] { return &lru[V]{max: max, m: map[string]V{}} }
+
+func (l *lru[V]) get(k string) (V, bool) {
+	v, ok := l.m[k]
+	if ok {
+		l.touch(k)
+	}
+	return v, ok
+}
+
+func (l *lru[V]) touch(k string) {
+	for i, x := range l.order {
+		if x == k {
+			l.order = append(l.order[:i], l.order[i+1:]...)
+			break
+		}
+	}
+	l.order = append(l.order, k)
+}
+
+func (l *lru[V]) put(k string, v V) {
+	l.m[k] = v
+	l.touch(k)
+	for len(l.order) > l.max {
+		delete(l.m, l.order[0])
+		l.order = l.order[1:]
+	}
 }

@@ -1,3 +1,191 @@
 package judge
 
-var models = map[string]bool{"deployment": true}
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"ctrljudge/judge/ctrl"
+)
+
+// A model knows one exercise family's desired state and safety rules, the
+// part of an exercise that is easier said in Go than in data. tests.yaml
+// names its model.
+type model interface {
+	// converged says whether the world is in the desired state, and if
+	// not, why, in plain words.
+	converged(w *world) (bool, string)
+	// checkWrite checks the safety invariants right after a controller
+	// write and returns a violation in plain words, or "".
+	checkWrite(w *world, wr *write) string
+	// sample measures the world for the timeline.
+	sample(w *world) (desired, actual, ready int)
+	// detail renders what matters about a written object ("v2" for a Pod:
+	// its image), for write sequences.
+	detail(o ctrl.Object) string
+}
+
+// world is the read-only view of the cluster a model checks.
+type world struct{ api *apiServer }
+
+func (w *world) list(k ctrl.Kind) []ctrl.Object { return w.api.list(k) }
+
+// write is one controller write, as applied.
+type write struct {
+	Verb   string      // create, update, update-status, delete
+	Object ctrl.Object // after the write (for delete: before)
+	Before ctrl.Object // the stored object before the write, or nil
+}
+
+var models = map[string]model{
+	"deployment": deploymentModel{},
+}
+
+// deploymentModel: each Deployment owns Replicas Pods on its template's
+// image, all Ready; a rollout never exceeds Replicas+MaxSurge Pods and never
+// deletes a Ready Pod when that leaves fewer than Replicas-MaxUnavailable
+// Ready.
+type deploymentModel struct{}
+
+func (deploymentModel) detail(o ctrl.Object) string {
+	if p, ok := o.(*ctrl.Pod); ok {
+		return ctrl.PodImage(&p.Spec)
+	}
+	return ""
+}
+
+// ownedPods returns the Deployment's live Pods (not failed, not being
+// deleted) and its failed ones.
+func ownedPods(w *world, d *ctrl.Deployment) (live, failed []*ctrl.Pod) {
+	for _, o := range w.list(ctrl.KindPod) {
+		p := o.(*ctrl.Pod)
+		if p.Namespace != d.Namespace || !ctrl.IsControlledBy(p, d) || p.DeletionTimestamp != nil {
+			continue
+		}
+		if p.Status.Phase == ctrl.PodFailed {
+			failed = append(failed, p)
+		} else {
+			live = append(live, p)
+		}
+	}
+	return live, failed
+}
+
+func describePods(pods []*ctrl.Pod) string {
+	if len(pods) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range pods {
+		s := p.Name + " " + ctrl.PodImage(&p.Spec)
+		switch {
+		case p.Status.Phase == ctrl.PodFailed:
+			s += " Failed"
+		case ctrl.IsPodReady(p):
+			s += " Ready"
+		default:
+			s += " not Ready"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pods(n int) string {
+	if n == 1 {
+		return "1 Pod"
+	}
+	return strconv.Itoa(n) + " Pods"
+}
+
+func (deploymentModel) converged(w *world) (bool, string) {
+	deps := map[string]bool{}
+	for _, o := range w.list(ctrl.KindDeployment) {
+		d := o.(*ctrl.Deployment)
+		deps[d.UID] = true
+		if d.DeletionTimestamp != nil {
+			continue
+		}
+		live, failed := ownedPods(w, d)
+		img := ctrl.PodImage(&d.Spec.Template.Spec)
+		ok := len(live) == int(d.Spec.Replicas) && len(failed) == 0
+		for _, p := range live {
+			ok = ok && ctrl.PodImage(&p.Spec) == img && ctrl.IsPodReady(p)
+		}
+		if !ok {
+			all := append(live, failed...)
+			sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+			return false, "Deployment " + d.Name + " wants " + pods(int(d.Spec.Replicas)) + " on image " + img +
+				", all Ready; the cluster has " + pods(len(all)) + ": " + describePods(all) + "."
+		}
+	}
+	// Pods of a deleted Deployment are the garbage collector's, not the
+	// controller's, so nothing to check for them.
+	return true, ""
+}
+
+func (m deploymentModel) checkWrite(w *world, wr *write) string {
+	p, ok := wr.Object.(*ctrl.Pod)
+	if !ok {
+		return ""
+	}
+	ref := ctrl.GetControllerOf(p)
+	if ref == nil || ref.Kind != string(ctrl.KindDeployment) {
+		return ""
+	}
+	var d *ctrl.Deployment
+	for _, o := range w.list(ctrl.KindDeployment) {
+		if o.GetObjectMeta().UID == ref.UID {
+			d = o.(*ctrl.Deployment)
+		}
+	}
+	if d == nil {
+		return ""
+	}
+	r := d.Spec.Replicas
+	surge, unavail := d.Spec.Strategy.RollingUpdate.MaxSurge, d.Spec.Strategy.RollingUpdate.MaxUnavailable
+	live, _ := ownedPods(w, d)
+	switch wr.Verb {
+	case "create":
+		if max := int(r + surge); len(live) > max {
+			return "Creating " + p.Name + " made " + pods(len(live)) + " for Deployment " + d.Name +
+				"; with replicas " + itoa(r) + " and maxSurge " + itoa(surge) + " there may be at most " + strconv.Itoa(max) + "."
+		}
+	case "delete":
+		if wr.Before == nil || !ctrl.IsPodReady(wr.Before.(*ctrl.Pod)) {
+			return ""
+		}
+		ready := 0
+		for _, q := range live {
+			if ctrl.IsPodReady(q) {
+				ready++
+			}
+		}
+		if min := int(r - unavail); ready < min {
+			return "Deleting the Ready Pod " + p.Name + " left " + strconv.Itoa(ready) + " Ready for Deployment " + d.Name +
+				"; with replicas " + itoa(r) + " and maxUnavailable " + itoa(unavail) + " at least " + strconv.Itoa(min) + " must stay Ready."
+		}
+	}
+	return ""
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+func (deploymentModel) sample(w *world) (desired, actual, ready int) {
+	for _, o := range w.list(ctrl.KindDeployment) {
+		d := o.(*ctrl.Deployment)
+		if d.DeletionTimestamp != nil {
+			continue
+		}
+		desired += int(d.Spec.Replicas)
+		live, _ := ownedPods(w, d)
+		img := ctrl.PodImage(&d.Spec.Template.Spec)
+		actual += len(live)
+		for _, p := range live {
+			if ctrl.IsPodReady(p) && ctrl.PodImage(&p.Spec) == img {
+				ready++
+			}
+		}
+	}
+	return desired, actual, ready
+}

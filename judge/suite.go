@@ -23,9 +23,9 @@ type Suite struct {
 	} `json:"controller"`
 	// Model names the Go model in this package that knows the exercise's
 	// desired state and safety invariants (see models.go).
-	Model string `json:"model"`
-	World World  `json:"world"`
-	Tests []*Test `json:"tests"`
+	Model   string  `json:"model"`
+	World   World   `json:"world"`
+	Tests   []*Test `json:"tests"`
 	Mutants []struct {
 		File   string `json:"file"`
 		Expect string `json:"expect"` // the oracle expected to reject it

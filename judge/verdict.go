@@ -6,11 +6,11 @@ package judge
 // seed, so the same inputs give byte-identical JSON; wall-clock durations are
 // kept out of the JSON for that reason.
 type Verdict struct {
-	Version  int    `json:"version"`            // always 3
-	Status   Status `json:"status"`             // pass, fail or error
-	Outcome  string `json:"outcome"`            // a named terminal state; see the Outcome constants
-	Message  string `json:"message,omitempty"`  // for compile and internal errors: what went wrong
-	Exercise string `json:"exercise"`           // slug
+	Version  int    `json:"version"`           // always 3
+	Status   Status `json:"status"`            // pass, fail or error
+	Outcome  string `json:"outcome"`           // a named terminal state; see the Outcome constants
+	Message  string `json:"message,omitempty"` // for compile and internal errors: what went wrong
+	Exercise string `json:"exercise"`          // slug
 	// ExerciseVersion is a content hash of the exercise folder, Engine the
 	// judge's version: together with Seed they make a run reproducible.
 	ExerciseVersion string       `json:"exercise_version"`
@@ -89,10 +89,10 @@ type TestResult struct {
 	// Trace is the compact story of the run's last steps.
 	Trace []TraceLine `json:"trace,omitempty"`
 	// Timeline is one point per step, for a picture of desired vs actual.
-	Timeline []TimelinePoint `json:"timeline,omitempty"`
-	Reconciles int           `json:"reconciles"`
-	Writes     int           `json:"writes"`
-	DurationMs int64         `json:"-"`
+	Timeline   []TimelinePoint `json:"timeline,omitempty"`
+	Reconciles int             `json:"reconciles"`
+	Writes     int             `json:"writes"`
+	DurationMs int64           `json:"-"`
 }
 
 // TraceLine is one step of a run: at virtual time T (ms), Actor did Event.
@@ -115,7 +115,7 @@ type TimelinePoint struct {
 
 // Event is progress reported while judging, for live displays.
 type Event struct {
-	Phase string      `json:"phase"` // compiling, running, test, done
+	Phase string      `json:"phase"`           // compiling, running, test, done
 	Index int         `json:"index,omitempty"` // 1-based test index for running and test
 	Total int         `json:"total,omitempty"`
 	Name  string      `json:"name,omitempty"`

@@ -1,0 +1,138 @@
+// Command judge is ctrljudge's command line: list exercises, start a
+// workspace, judge a file locally with the same engine as the server,
+// check exercises as an author, and run the server.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"ctrljudge/exercises"
+	"ctrljudge/judge"
+)
+
+type command struct {
+	run   func(args []string) int
+	usage string
+}
+
+var commands = map[string]command{
+	"list":     {cmdList, "list                      the exercises: number, title, difficulty, chapter"},
+	"start":    {cmdStart, "start ID [--dir DIR]      write a workspace: starter file, go.mod, the SDK"},
+	"test":     {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --json"},
+	"solution": {cmdSolution, "solution ID               print the reference solution and its explanation"},
+	"check":    {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
+	"doctor":   {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(os.Stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "judge: unknown command %q\n\n", args[0])
+		usage(os.Stderr)
+		return 2
+	}
+	return c.run(args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: judge COMMAND [ARGS]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintln(w, "  "+commands[n].usage)
+	}
+	fmt.Fprintln(w, "\nIDs are exercise numbers (171) or slugs (reconcile-loop).\nEvery command takes --exercises DIR to use another exercise folder.")
+}
+
+// parseFlags parses flags wherever they stand among the arguments and
+// returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlags(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("judge "+name, flag.ContinueOnError)
+	dir := fs.String("exercises", "", "read exercises from `DIR` instead of the built-in ones")
+	return fs, dir
+}
+
+func loadCatalog(dir string) (*judge.Catalog, error) {
+	var fsys fs.FS = exercises.FS
+	if dir != "" {
+		fsys = os.DirFS(dir)
+	}
+	return judge.LoadCatalog(fsys)
+}
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "judge: "+format+"\n", args...)
+	return 1
+}
+
+func cmdList(args []string) int {
+	fs, dir := newFlags("list")
+	if _, err := parseFlags(fs, args); err != nil {
+		return 2
+	}
+	cat, err := loadCatalog(*dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, ch := range cat.Chapters {
+		fmt.Printf("%s\n", ch.Title)
+		for _, e := range ch.Exercises {
+			fmt.Printf("  %4d  %-36s %-7s %s\n", e.Number, e.Title, e.Difficulty, dim(e.Chapter))
+		}
+	}
+	return 0
+}
+
+func cmdSolution(args []string) int {
+	fs, dir := newFlags("solution")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		return fail("usage: judge solution ID")
+	}
+	cat, err := loadCatalog(*dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	ex, err := cat.Find(pos[0])
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Printf("%s\n\n%s\n", bold(fmt.Sprintf("%d. %s — explanation", ex.Number, ex.Title)), strings.TrimSpace(ex.Explanation))
+	fmt.Printf("\n%s\n\n%s", bold("Reference solution ("+ex.FileName()+")"), ex.Solution)
+	return 0
+}

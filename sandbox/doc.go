@@ -1,0 +1,18 @@
+// Package sandbox compiles a Go program to a WebAssembly reactor module and
+// runs it under limits in wazero.
+//
+// It knows nothing of Kubernetes. A Program is a set of files laid out as a
+// Go module, one of them untrusted; Build turns it into a module with the
+// installed toolchain (GOOS=wasip1, -buildmode=c-shared, no network, a
+// deadline). A Runtime compiles modules once, caches them by content, and
+// instantiates them with no filesystem, environment, arguments or network, a
+// memory cap, a deadline on every call, and captured, capped output. The
+// module reaches its host only through two imports, routed to a Host:
+//
+//	ctrljudge.call(op, msg, msgLen, buf, bufCap) -> replyLen
+//	ctrljudge.take(buf, bufCap) -> replyLen
+//
+// call hands the host a message and receives the reply in buf if it fits;
+// otherwise the module grows buf and fetches the reply with take. Every
+// pointer and length is checked; a module that breaks the protocol traps.
+package sandbox

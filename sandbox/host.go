@@ -1,0 +1,179 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// protocolError is raised (as a panic, which wazero turns into the call's
+// error) when a module breaks the host ABI.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return "host ABI violation: " + e.msg }
+
+// hostError wraps an error returned by Host.HandleCall.
+type hostError struct{ err error }
+
+func (e *hostError) Error() string { return e.err.Error() }
+func (e *hostError) Unwrap() error { return e.err }
+
+func instanceOf(ctx context.Context) *Instance {
+	inst, _ := ctx.Value(instanceKey{}).(*Instance)
+	if inst == nil {
+		panic(&protocolError{"host call outside a judged call"})
+	}
+	return inst
+}
+
+// hostCall implements ctrljudge.call(op, msg, msgLen, buf, bufCap) -> len.
+func hostCall(ctx context.Context, m api.Module, stack []uint64) {
+	inst := instanceOf(ctx)
+	op := api.DecodeU32(stack[0])
+	msgPtr, msgLen := api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
+	bufPtr, bufCap := api.DecodeU32(stack[3]), api.DecodeU32(stack[4])
+	if msgLen > maxMessageBytes {
+		panic(&protocolError{fmt.Sprintf("message of %d bytes", msgLen)})
+	}
+	view, ok := m.Memory().Read(msgPtr, msgLen)
+	if !ok {
+		panic(&protocolError{"message outside memory"})
+	}
+	msg := append([]byte(nil), view...) // the view dies with the next memory growth
+	inst.pending = nil
+	reply, err := inst.host.HandleCall(op, msg)
+	if err != nil {
+		panic(&hostError{err})
+	}
+	if len(reply) > maxMessageBytes {
+		panic(&hostError{fmt.Errorf("sandbox: reply of %d bytes", len(reply))})
+	}
+	if uint32(len(reply)) <= bufCap {
+		if !m.Memory().Write(bufPtr, reply) {
+			panic(&protocolError{"reply buffer outside memory"})
+		}
+	} else {
+		inst.pending = reply
+	}
+	stack[0] = api.EncodeU32(uint32(len(reply)))
+}
+
+// hostTake implements ctrljudge.take(buf, bufCap) -> len.
+func hostTake(ctx context.Context, m api.Module, stack []uint64) {
+	inst := instanceOf(ctx)
+	bufPtr, bufCap := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	if inst.pending == nil {
+		panic(&protocolError{"take with no pending reply"})
+	}
+	if uint32(len(inst.pending)) > bufCap {
+		panic(&protocolError{"take into a buffer too small"})
+	}
+	if !m.Memory().Write(bufPtr, inst.pending) {
+		panic(&protocolError{"take buffer outside memory"})
+	}
+	stack[0] = api.EncodeU32(uint32(len(inst.pending)))
+	inst.pending = nil
+}
+
+// TrapKind says why a module stopped.
+type TrapKind string
+
+const (
+	TrapPanic       TrapKind = "panic"   // the Go code panicked
+	TrapTimeout     TrapKind = "timeout" // a call ran past its deadline
+	TrapOutOfMemory TrapKind = "out_of_memory"
+	TrapExit        TrapKind = "exit"     // the code called os.Exit
+	TrapProtocol    TrapKind = "protocol" // the module broke the host ABI
+	TrapHost        TrapKind = "host"     // Host.HandleCall returned an error; see Err
+	TrapWasm        TrapKind = "wasm"     // any other trap
+)
+
+// Trap is a module that stopped abnormally. The instance is gone.
+type Trap struct {
+	Kind    TrapKind
+	Message string // for panics, the panic value; otherwise a sentence
+	Stack   []string
+	Err     error // for TrapHost, the host's error
+}
+
+func (t *Trap) Error() string { return string(t.Kind) + ": " + t.Message }
+func (t *Trap) Unwrap() error { return t.Err }
+
+func (inst *Instance) classify(ctx context.Context, err error) error {
+	var he *hostError
+	if errors.As(err, &he) {
+		return &Trap{Kind: TrapHost, Message: he.err.Error(), Err: he.err}
+	}
+	var pe *protocolError
+	if errors.As(err, &pe) {
+		return &Trap{Kind: TrapProtocol, Message: pe.msg}
+	}
+	var ee *sys.ExitError
+	if errors.As(err, &ee) {
+		switch ee.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return &Trap{Kind: TrapTimeout, Message: fmt.Sprintf("a call ran longer than %v", inst.limits.CallTimeout)}
+		case sys.ExitCodeContextCanceled:
+			return ctx.Err() // the caller gave up; not the module's fault
+		}
+		if t := inst.stderrTrap(); t != nil {
+			return t
+		}
+		return &Trap{Kind: TrapExit, Message: fmt.Sprintf("the program exited with status %d", ee.ExitCode())}
+	}
+	if t := inst.stderrTrap(); t != nil {
+		return t
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "\n"); i >= 0 {
+		msg = msg[:i]
+	}
+	return &Trap{Kind: TrapWasm, Message: msg}
+}
+
+// stderrTrap reads the Go runtime's last words on stderr.
+func (inst *Instance) stderrTrap() *Trap {
+	s := inst.stderr.String()
+	switch {
+	case strings.Contains(s, "fatal error: out of memory"), strings.Contains(s, "runtime: out of memory"):
+		return &Trap{Kind: TrapOutOfMemory, Message: fmt.Sprintf("the program used more than %d MiB", memoryLimitPages*64>>10)}
+	case strings.Contains(s, "panic: "):
+		i := strings.LastIndex(s, "panic: ")
+		rest := s[i+len("panic: "):]
+		msg, trace, _ := strings.Cut(rest, "\n\ngoroutine ")
+		msg = strings.TrimSuffix(strings.TrimSpace(msg), " [recovered]")
+		return &Trap{Kind: TrapPanic, Message: msg, Stack: goFrames(trace)}
+	case strings.Contains(s, "fatal error: "):
+		i := strings.LastIndex(s, "fatal error: ")
+		msg, trace, _ := strings.Cut(s[i+len("fatal error: "):], "\n")
+		return &Trap{Kind: TrapPanic, Message: "fatal error: " + msg, Stack: goFrames(trace)}
+	}
+	return nil
+}
+
+// goFrames extracts "function\n\tfile:line" pairs from a Go traceback as
+// "function (file:line)".
+func goFrames(trace string) []string {
+	lines := strings.Split(trace, "\n")
+	var frames []string
+	for i := 0; i+1 < len(lines); i++ {
+		fn, loc := strings.TrimSpace(lines[i]), lines[i+1]
+		if !strings.HasPrefix(loc, "\t") || fn == "" {
+			continue
+		}
+		loc = strings.TrimSpace(loc)
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		if j := strings.LastIndex(fn, "("); j > 0 {
+			fn = fn[:j]
+		}
+		frames = append(frames, fn+" ("+loc+")")
+		i++
+	}
+	return frames
+}

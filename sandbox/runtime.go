@@ -1,0 +1,282 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+const (
+	// memoryLimitPages caps a module's linear memory at 128 MiB. A Go
+	// module needs about 3 MiB after start.
+	memoryLimitPages = 2048
+	// maxMessageBytes bounds one message in either direction.
+	maxMessageBytes = 4 << 20
+	// stderrTailBytes is how much of stderr is kept to explain a trap.
+	stderrTailBytes = 16 << 10
+	// maxCachedModules bounds the compiled modules kept in memory.
+	maxCachedModules = 32
+	hostModuleName   = "ctrljudge"
+)
+
+// Config configures a Runtime.
+type Config struct {
+	// CacheDir persists compiled code across processes ("" keeps it in
+	// memory only). The folder must be private to the judge.
+	CacheDir string
+	// Interpreter selects wazero's interpreter instead of its compiler.
+	Interpreter bool
+}
+
+// Runtime compiles and instantiates modules. It is safe for concurrent use.
+type Runtime struct {
+	rt    wazero.Runtime
+	cache wazero.CompilationCache
+	mu    sync.Mutex
+	mods  map[[32]byte]*compileResult
+	order [][32]byte // insertion order, for eviction
+}
+
+type compileResult struct {
+	done chan struct{}
+	mod  *Module
+	err  error
+}
+
+// NewRuntime starts a runtime with the host imports installed.
+func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
+	var rc wazero.RuntimeConfig
+	if cfg.Interpreter {
+		rc = wazero.NewRuntimeConfigInterpreter()
+	} else {
+		rc = wazero.NewRuntimeConfig()
+	}
+	var cache wazero.CompilationCache
+	if cfg.CacheDir != "" {
+		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: compilation cache: %w", err)
+		}
+		cache = c
+	} else {
+		cache = wazero.NewCompilationCache()
+	}
+	rc = rc.WithCompilationCache(cache).
+		WithMemoryLimitPages(memoryLimitPages).
+		WithCloseOnContextDone(true)
+	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	_, err := rt.NewHostModuleBuilder(hostModuleName).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostCall),
+		[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32},
+		[]api.ValueType{api.ValueTypeI32}).Export("call").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostTake),
+		[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32},
+		[]api.ValueType{api.ValueTypeI32}).Export("take").
+		Instantiate(ctx)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return &Runtime{rt: rt, cache: cache, mods: map[[32]byte]*compileResult{}}, nil
+}
+
+// Close releases everything the runtime holds.
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.rt.Close(ctx)
+	r.cache.Close(ctx)
+	return err
+}
+
+// Module is a compiled module, ready to instantiate any number of times.
+type Module struct {
+	cm   wazero.CompiledModule
+	Hash [32]byte
+}
+
+// Compile compiles wasm, or returns the module compiled earlier from the
+// same bytes. Concurrent calls for the same bytes compile once.
+func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, error) {
+	h := sha256.Sum256(wasm)
+	r.mu.Lock()
+	if c, ok := r.mods[h]; ok {
+		r.mu.Unlock()
+		<-c.done
+		return c.mod, true, c.err
+	}
+	c := &compileResult{done: make(chan struct{})}
+	r.mods[h] = c
+	r.order = append(r.order, h)
+	if len(r.order) > maxCachedModules {
+		old := r.order[0]
+		r.order = r.order[1:]
+		delete(r.mods, old) // instances already made keep working
+	}
+	r.mu.Unlock()
+
+	cm, err := r.rt.CompileModule(ctx, wasm)
+	if err == nil {
+		err = checkImports(cm)
+	}
+	if err != nil {
+		r.mu.Lock()
+		delete(r.mods, h)
+		r.mu.Unlock()
+		c.err = err
+	} else {
+		c.mod = &Module{cm: cm, Hash: h}
+	}
+	close(c.done)
+	return c.mod, false, c.err
+}
+
+// checkImports refuses modules that import anything but WASI and our host.
+func checkImports(cm wazero.CompiledModule) error {
+	for _, f := range cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		if mod != hostModuleName && mod != wasi_snapshot_preview1.ModuleName {
+			return fmt.Errorf("sandbox: module imports %s.%s", mod, name)
+		}
+	}
+	return nil
+}
+
+// Host answers a module's calls. An error from HandleCall stops the module
+// at once; the instance's Call returns a *Trap with Kind TrapHost wrapping
+// it.
+type Host interface {
+	HandleCall(op uint32, msg []byte) ([]byte, error)
+}
+
+// Limits bound one instance.
+type Limits struct {
+	// CallTimeout bounds each call into the module, start-up included.
+	CallTimeout time.Duration
+	// Output receives the module's stdout and stderr. The caller caps it.
+	Output io.Writer
+}
+
+// Instance is one live copy of a module. It is not safe for concurrent use.
+type Instance struct {
+	mod     api.Module
+	host    Host
+	limits  Limits
+	pending []byte
+	stderr  tailBuffer
+	closed  bool
+}
+
+type instanceKey struct{}
+
+// Instantiate starts a fresh instance: its own memory, no state shared with
+// any other.
+func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits) (*Instance, error) {
+	inst := &Instance{host: h, limits: lim}
+	inst.stderr.max = stderrTailBytes
+	out := lim.Output
+	if out == nil {
+		out = io.Discard
+	}
+	cfg := wazero.NewModuleConfig().
+		WithName(""). // anonymous, so any number may live at once
+		WithStartFunctions("_initialize").
+		WithStdout(out).
+		WithStderr(io.MultiWriter(out, &inst.stderr)).
+		WithStdin(bytes.NewReader(nil)).
+		WithRandSource(zeroReader{})
+	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
+	// no files, no environment, and wazero's fake, deterministic clocks.
+	ctx, cancel := inst.callContext(ctx)
+	defer cancel()
+	mod, err := r.rt.InstantiateModule(ctx, m.cm, cfg)
+	if err != nil {
+		return nil, inst.classify(ctx, err)
+	}
+	inst.mod = mod
+	return inst, nil
+}
+
+func (inst *Instance) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, instanceKey{}, inst)
+	if inst.limits.CallTimeout > 0 {
+		return context.WithTimeout(ctx, inst.limits.CallTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Call calls an exported function taking no parameters and returns its
+// results. On any failure the instance is closed and discarded, since a Go
+// module that panicked or ran out of memory cannot be used again.
+func (inst *Instance) Call(ctx context.Context, name string) ([]uint64, error) {
+	if inst.closed {
+		return nil, errors.New("sandbox: call on a closed instance")
+	}
+	fn := inst.mod.ExportedFunction(name)
+	if fn == nil {
+		inst.Close(ctx)
+		return nil, &Trap{Kind: TrapProtocol, Message: "the module does not export " + name}
+	}
+	ctx, cancel := inst.callContext(ctx)
+	defer cancel()
+	res, err := fn.Call(ctx)
+	if err != nil {
+		err = inst.classify(ctx, err)
+		inst.Close(context.Background())
+		return nil, err
+	}
+	return res, nil
+}
+
+// Close discards the instance.
+func (inst *Instance) Close(ctx context.Context) {
+	if inst.closed {
+		return
+	}
+	inst.closed = true
+	if inst.mod != nil {
+		inst.mod.Close(ctx)
+	}
+}
+
+// zeroReader makes random_get deterministic: a module's map order, hash
+// seeds and math/rand seeding then repeat from run to run.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 0
+	}
+	return len(p), nil
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return strings.ToValidUTF8(string(t.b), "\uFFFD") }
