@@ -297,7 +297,7 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			defer close(done[i])
-			results[i] = runTest(ctx, e.rt, mod, s.Exercise, t, s.Seed)
+			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed)
 		}()
 	}
 	for i, t := range tests {

@@ -20,20 +20,21 @@ var FaultClasses = []string{faultRestart, faultCrashAfter, faultDuplicate, fault
 	faultMissedEvent, faultPodFailure, faultManualDelete, faultStaleRead, faultConflict}
 
 type faultPolicy struct {
-	p   float64 // chance at each opportunity
-	max int     // times per test at most
+	p          float64 // chance at each opportunity
+	max        int     // times per test at most
+	sureWithin int     // fires for sure at one of its first sureWithin opportunities
 }
 
 var faultPolicies = map[string]faultPolicy{
-	faultRestart:      {0.25, 4},
-	faultCrashAfter:   {0.3, 4},
-	faultDuplicate:    {0.4, 6},
-	faultCoalesce:     {0.5, 2},
-	faultMissedEvent:  {0.3, 3},
-	faultPodFailure:   {0.15, 2},
-	faultManualDelete: {0.15, 2},
-	faultStaleRead:    {0.3, 3},
-	faultConflict:     {0.3, 4},
+	faultRestart:      {0.25, 4, 3},
+	faultCrashAfter:   {0.3, 4, 3},
+	faultDuplicate:    {0.4, 6, 3},
+	faultCoalesce:     {0.5, 2, 1},
+	faultMissedEvent:  {0.3, 3, 3},
+	faultPodFailure:   {0.15, 2, 2},
+	faultManualDelete: {0.15, 2, 2},
+	faultStaleRead:    {0.3, 3, 2},
+	faultConflict:     {0.3, 4, 2},
 }
 
 // FaultHint is a sentence on what a fault class tests, for learners.

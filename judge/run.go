@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"ctrljudge/judge/ctrl"
-	"ctrljudge/sandbox"
 )
 
 // maxTestTime bounds one test in wall-clock time.
@@ -33,14 +32,14 @@ func testSeed(seed uint64, name string) uint64 {
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
-func runTest(ctx context.Context, rt *sandbox.Runtime, mod *sandbox.Module, ex *Exercise, t *Test, seed uint64) TestResult {
+func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64) TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
-	s := newSim(ctx, rt, mod, ex.Suite, t, testSeed(seed, t.Name))
+	s := newSim(ctx, newCtl, ex.Suite, t, testSeed(seed, t.Name))
 	defer func() {
-		if s.inst != nil {
-			s.inst.Close(context.Background())
+		if s.ctl != nil {
+			s.ctl.close()
 		}
 	}()
 	s.faulty = len(t.Faults) > 0
@@ -80,6 +79,7 @@ func (s *sim) play(t *Test) {
 	}
 	// Quiet phase: no faults; the world must settle into the desired state.
 	s.faulty = false
+	s.release()
 	s.logf("judge", "quiet phase: no more faults")
 	s.runUntilIdle(max, "in the quiet phase")
 	if s.fail != nil {

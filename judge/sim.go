@@ -54,6 +54,8 @@ type sim struct {
 	rng    *rand.Rand
 	faults map[string]bool // classes enabled by the test
 	fired  map[string]int  // how often each fired
+	chance map[string]int  // opportunities each has had
+	sure   map[string]int  // the opportunity at which each fires for sure
 	faulty bool            // in the faulty phase
 
 	clock    time.Duration // since epoch
@@ -62,16 +64,18 @@ type sim struct {
 	cache    map[string]ctrl.Object // the informer's view
 	pending  []watchEvent           // not yet delivered to the informer
 	held     []watchEvent           // stale-read: held back one reconcile
+	heldFor  map[string]bool        // objects whose events are held, to keep their order
 	own      []watchEvent           // events from the current reconcile's writes
 	queue    *workqueue
 	timers   []timer
 	timerSeq int
 	dropped  int // events missed since the last resync
 
-	rt   *sandbox.Runtime
-	mod  *sandbox.Module
-	inst *sandbox.Instance
-	out  *capWriter
+	// newController starts a controller process; ctl is the live one,
+	// nil after a crash until the next reconcile starts another.
+	newController func(*sim) (controller, error)
+	ctl           controller
+	out           *capWriter
 
 	reconciles int
 	rec        struct {
@@ -97,17 +101,18 @@ type timer struct {
 	do  func()
 }
 
-func newSim(ctx context.Context, rt *sandbox.Runtime, mod *sandbox.Module, s *Suite, t *Test, seed uint64) *sim {
+func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite, t *Test, seed uint64) *sim {
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		faults: map[string]bool{}, fired: map[string]int{},
+		faults: map[string]bool{}, fired: map[string]int{}, chance: map[string]int{}, sure: map[string]int{},
 		cache: map[string]ctrl.Object{}, queue: newWorkqueue(),
-		rt: rt, mod: mod, out: &capWriter{max: maxOutputBytes},
+		newController: newCtl, out: &capWriter{max: maxOutputBytes},
 		lastErr: map[string]string{},
 	}
 	for _, f := range t.Faults {
 		sm.faults[f] = true
+		sm.sure[f] = sm.rng.IntN(faultPolicies[f].sureWithin)
 	}
 	sm.api = newAPIServer(sm.rng, sm.now)
 	sm.api.watch = sm.onWatch
@@ -132,13 +137,20 @@ func (s *sim) failf(oracle string, msg string) {
 	}
 }
 
-// maybe decides whether fault class f fires now.
+// maybe decides whether fault class f fires now. Each planned fault fires
+// for sure at one of its first few opportunities, so a test that plans it
+// really exercises it, and at random after that.
 func (s *sim) maybe(f string) bool {
 	if !s.faulty || !s.faults[f] {
 		return false
 	}
 	pol := faultPolicies[f]
-	if s.fired[f] >= pol.max || s.rng.Float64() >= pol.p {
+	n := s.chance[f]
+	s.chance[f]++
+	if s.fired[f] >= pol.max {
+		return false
+	}
+	if !(s.fired[f] == 0 && n == s.sure[f]) && s.rng.Float64() >= pol.p {
 		return false
 	}
 	s.fired[f]++
@@ -239,6 +251,12 @@ func (s *sim) deliver() {
 	s.pending = nil
 	for _, ev := range evs {
 		key := keyOf(ev.Object)
+		if s.heldFor[key] {
+			// The informer sees each object's states in order: while one
+			// is held back, so are the ones after it.
+			s.held = append(s.held, ev)
+			continue
+		}
 		if ev.Type == evDeleted {
 			delete(s.cache, key)
 		} else {
@@ -282,7 +300,13 @@ func (s *sim) resyncCache() {
 	for _, key := range s.api.sortedKeys() {
 		s.cache[key] = ctrl.DeepCopy(s.api.objs[key])
 	}
-	s.pending, s.held, s.own = nil, nil, nil
+	s.pending, s.held, s.own, s.heldFor = nil, nil, nil, nil
+}
+
+// release delivers what stale-read held back.
+func (s *sim) release() {
+	s.pending = append(s.held, s.pending...)
+	s.held, s.heldFor = nil, nil
 }
 
 func (s *sim) enqueueAll() {
@@ -294,30 +318,48 @@ func (s *sim) enqueueAll() {
 
 // ---- the controller
 
-func (s *sim) startController() error {
-	inst, err := s.mod.Instantiate(s.ctx, s.rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out})
-	if err != nil {
-		return err
-	}
-	res, err := inst.Call(s.ctx, "ctrljudge_abi_version")
-	if err != nil {
-		return err
-	}
-	if len(res) != 1 || int32(res[0]) != ctrl.ABIVersion {
-		inst.Close(s.ctx)
-		return &sandbox.Trap{Kind: sandbox.TrapProtocol, Message: "the module was built against another version of the SDK"}
-	}
-	s.inst = inst
-	return nil
+// controller is the learner's controller process.
+type controller interface {
+	// reconcile runs Reconcile once; an error is a *sandbox.Trap.
+	reconcile(ctx context.Context) error
+	close()
 }
+
+// wasmController runs the learner's module in the sandbox.
+type wasmController struct{ inst *sandbox.Instance }
+
+func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
+	return func(s *sim) (controller, error) {
+		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out})
+		if err != nil {
+			return nil, err
+		}
+		res, err := inst.Call(s.ctx, "ctrljudge_abi_version")
+		if err != nil {
+			return nil, err
+		}
+		if len(res) != 1 || int32(res[0]) != ctrl.ABIVersion {
+			inst.Close(s.ctx)
+			return nil, &sandbox.Trap{Kind: sandbox.TrapProtocol, Message: "the module was built against another version of the SDK"}
+		}
+		return &wasmController{inst}, nil
+	}
+}
+
+func (w *wasmController) reconcile(ctx context.Context) error {
+	_, err := w.inst.Call(ctx, "ctrljudge_reconcile")
+	return err
+}
+
+func (w *wasmController) close() { w.inst.Close(context.Background()) }
 
 // restart discards the controller's instance: everything it held in memory
 // is gone. The next reconcile starts a fresh one, as a new process would,
 // with a fresh cache and every object enqueued.
 func (s *sim) restart() {
-	if s.inst != nil {
-		s.inst.Close(s.ctx)
-		s.inst = nil
+	if s.ctl != nil {
+		s.ctl.close()
+		s.ctl = nil
 	}
 	s.out.WriteString("--- controller restarted ---\n")
 	s.queue.reset()
@@ -330,17 +372,19 @@ func (s *sim) reconcile(key string) {
 	s.reconciles++
 	s.rec.n, s.rec.key, s.rec.calls, s.rec.writes, s.rec.result = s.reconciles, key, 0, 0, nil
 	s.logf("controller", "reconcile ", key, " (#", strconv.Itoa(s.reconciles), ")")
-	if s.inst == nil {
-		if err := s.startController(); err != nil {
+	if s.ctl == nil {
+		ctl, err := s.newController(s)
+		if err != nil {
 			s.queue.done(key)
 			s.trapped(err)
 			return
 		}
+		s.ctl = ctl
 	}
-	_, err := s.inst.Call(s.ctx, "ctrljudge_reconcile")
+	err := s.ctl.reconcile(s.ctx)
 	s.queue.done(key)
 	if err != nil {
-		s.inst = nil // the sandbox closed it
+		s.ctl = nil // a trapped instance is discarded
 		var trap *sandbox.Trap
 		if errors.As(err, &trap) && errors.Is(trap.Err, errCrash) {
 			s.restartAfterCrash()
@@ -373,10 +417,13 @@ func (s *sim) reconcile(key string) {
 func (s *sim) afterReconcile(key string) {
 	own := s.own
 	s.own = nil
-	s.pending = append(s.pending, s.held...)
-	s.held = nil
+	s.release()
 	if len(own) > 0 && s.maybe(faultStaleRead) {
 		s.held = own
+		s.heldFor = map[string]bool{}
+		for _, ev := range own {
+			s.heldFor[keyOf(ev.Object)] = true
+		}
 		s.noteFault(faultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+strconv.Itoa(s.rec.n)+" until after its next reconcile.")
 	} else {
 		s.pending = append(s.pending, own...)
@@ -394,9 +441,8 @@ func (s *sim) afterReconcile(key string) {
 }
 
 func (s *sim) restartAfterCrash() {
-	s.own = append(s.own, s.held...) // the process is gone; what it wrote stays written
-	s.pending = append(s.pending, s.own...)
-	s.own, s.held = nil, nil
+	s.pending = append(s.pending, s.own...) // the process is gone; what it wrote stays written
+	s.own = nil
 	s.restart()
 }
 

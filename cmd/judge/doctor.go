@@ -51,13 +51,13 @@ func cmdDoctor(args []string) int {
 	v := eng.Judge(context.Background(), judge.Submission{Exercise: ex, Code: ex.Solution, Mode: judge.ModeRun})
 	switch {
 	case v.Outcome == judge.OutcomeCompileError || v.Outcome == judge.OutcomeInternalError && v.Timings.CompileMs == 0:
-		row(false, "wasip1 build", "turns Go into WebAssembly", v.Message+" "+diagText(v))
+		row(false, "wasip1 build", "turns Go into WebAssembly", v.Summary())
 	default:
 		row(true, "wasip1 build", "turns Go into WebAssembly", fmt.Sprintf("%d ms", v.Timings.BuildMs))
 		if v.Outcome == judge.OutcomeAccepted {
 			row(true, "wazero run", "runs it against the simulated cluster", fmt.Sprintf("%d sample tests of %d in %v", len(v.Tests), ex.Number, time.Since(start).Round(time.Millisecond)))
 		} else {
-			row(false, "wazero run", "runs it against the simulated cluster", v.Outcome+": "+v.Message+" "+firstFailure(v).Message)
+			row(false, "wazero run", "runs it against the simulated cluster", v.Outcome+": "+v.Message+" "+v.FirstFailure().Message)
 		}
 	}
 	if !ok {

@@ -1,0 +1,147 @@
+package ctrl
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+)
+
+func sampleObjects() []Object {
+	ts := time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC)
+	return []Object{
+		&Deployment{
+			ObjectMeta: ObjectMeta{Name: "web", Namespace: "default", UID: "uid-1", ResourceVersion: "7", Generation: 3,
+				CreationTimestamp: ts, DeletionTimestamp: &ts, Labels: map[string]string{"app": "web", "tier": "front"},
+				Annotations: map[string]string{}, Finalizers: []string{"example.com/cleanup"}},
+			Spec: DeploymentSpec{Replicas: -3, Selector: LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+				Template: PodTemplateSpec{ObjectMeta: ObjectMeta{Labels: map[string]string{"app": "web"}},
+					Spec: PodSpec{Containers: []Container{{Name: "c", Image: "web:v2"}}}},
+				Strategy: DeploymentStrategy{Type: "RollingUpdate", RollingUpdate: RollingUpdateDeployment{MaxSurge: 1, MaxUnavailable: 2}}},
+			Status: DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 1, ReadyReplicas: 2, AvailableReplicas: 2},
+		},
+		&Pod{
+			ObjectMeta: ObjectMeta{GenerateName: "web-", OwnerReferences: []OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-1", Controller: true, BlockOwnerDeletion: true}}},
+			Spec:       PodSpec{Containers: []Container{{Name: "c", Image: "ünïcode"}}, NodeName: "node-1"},
+			Status:     PodStatus{Phase: PodRunning, Conditions: []PodCondition{{Type: PodReady, Status: ConditionTrue}}},
+		},
+		&ConfigMap{ObjectMeta: ObjectMeta{Name: "cfg"}, Data: map[string]string{"a": "", "": "b"}},
+		&Pod{},
+	}
+}
+
+func TestObjectRoundTrip(t *testing.T) {
+	for _, o := range sampleObjects() {
+		b := AppendObject(nil, o)
+		got, err := DecodeObject(b)
+		if err != nil {
+			t.Fatalf("%T: %v", o, err)
+		}
+		if again := AppendObject(nil, got); !bytes.Equal(again, b) {
+			t.Errorf("%T: re-encoding differs:\n%q\n%q", o, b, again)
+		}
+		if got.GetObjectKind() != o.GetObjectKind() || got.GetObjectMeta().Name != o.GetObjectMeta().Name {
+			t.Errorf("%T: decoded %+v", o, got)
+		}
+	}
+}
+
+// Map order must never reach the wire: equal maps encode equally.
+func TestMapEncodingIsDeterministic(t *testing.T) {
+	m := map[string]string{}
+	for _, k := range []string{"z", "a", "m", "q", "b", "y", "c"} {
+		m[k] = k
+	}
+	first := AppendObject(nil, &ConfigMap{Data: m})
+	for i := 0; i < 50; i++ {
+		c := map[string]string{}
+		for k, v := range m {
+			c[k] = v
+		}
+		if !bytes.Equal(first, AppendObject(nil, &ConfigMap{Data: c})) {
+			t.Fatal("encoding depends on map iteration order")
+		}
+	}
+}
+
+func TestNilAndEmptyMapsStayDistinct(t *testing.T) {
+	for _, m := range []map[string]string{nil, {}} {
+		o, err := DecodeObject(AppendObject(nil, &ConfigMap{Data: m}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.(*ConfigMap).Data; (got == nil) != (m == nil) {
+			t.Errorf("Data %#v came back as %#v", m, got)
+		}
+	}
+}
+
+func TestDecodeRejectsTruncatedAndTrailingInput(t *testing.T) {
+	b := AppendObject(nil, sampleObjects()[0])
+	for i := 0; i < len(b); i++ {
+		if _, err := DecodeObject(b[:i]); err == nil {
+			t.Fatalf("a %d-byte prefix of a %d-byte object decoded", i, len(b))
+		}
+	}
+	if _, err := DecodeObject(append(b, 0)); err == nil {
+		t.Fatal("trailing byte accepted")
+	}
+	if _, err := DecodeObject(append([]byte{4}, "Node"...)); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+}
+
+func TestCallsRoundTrip(t *testing.T) {
+	calls := []Call{
+		{Op: OpGet, Kind: KindPod, Key: ObjectKey{Namespace: "ns", Name: "p"}},
+		{Op: OpList, Kind: KindPod, Namespace: "ns", Labels: map[string]string{"app": "web"}, OwnerUID: "u"},
+		{Op: OpCreate, Object: sampleObjects()[1]},
+		{Op: OpDelete, Kind: KindDeployment, Key: ObjectKey{Name: "web"}},
+		{Op: OpLog, Text: "hello"},
+		{Op: OpResult, RequeueAfter: 3 * time.Second, HasError: true, Text: "boom", ErrorReason: ReasonConflict},
+	}
+	for _, c := range calls {
+		got, err := DecodeCall(c.Op, appendCall(nil, &c))
+		if err != nil {
+			t.Fatalf("op %d: %v", c.Op, err)
+		}
+		if !bytes.Equal(appendCall(nil, &got), appendCall(nil, &c)) {
+			t.Errorf("op %d: round trip differs: %+v", c.Op, got)
+		}
+	}
+	if _, err := DecodeCall(opLimit, nil); err == nil {
+		t.Error("unknown op accepted")
+	}
+}
+
+func TestReplyCarriesStatusErrors(t *testing.T) {
+	b := AppendReply(nil, OpGet, &Reply{Err: &StatusError{Code: 404, Reason: ReasonNotFound, Message: "Pod \"x\" not found"}})
+	r, err := decodeReply(OpGet, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsNotFound(r.Err) || IsConflict(r.Err) || r.Err.Code != 404 {
+		t.Fatalf("got %+v", r.Err)
+	}
+	wrapped := errors.Join(errors.New("context"), r.Err)
+	if !IsNotFound(wrapped) {
+		t.Error("IsNotFound must see through wrapping")
+	}
+}
+
+// The judge decodes bytes written by untrusted code: nothing may panic or
+// allocate without bound.
+func FuzzDecodeCall(f *testing.F) {
+	for _, o := range sampleObjects() {
+		f.Add(uint32(OpCreate), AppendObject(nil, o))
+	}
+	f.Add(uint32(OpList), appendCall(nil, &Call{Op: OpList, Kind: KindPod, Labels: map[string]string{"a": "b"}}))
+	f.Add(uint32(OpResult), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, op uint32, b []byte) {
+		c, err := DecodeCall(Op(op), b)
+		if err == nil && c.Object != nil {
+			AppendObject(nil, c.Object)
+		}
+		DecodeObject(b)
+	})
+}

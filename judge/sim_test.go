@@ -1,0 +1,503 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/sandbox"
+)
+
+// These tests drive the simulation with native Go reconcilers through the
+// same wire protocol a wasm module uses (ctrl.NativeHost), so the faults
+// and oracles can be checked precisely and fast. integration_test.go does
+// the same end to end with real WebAssembly.
+
+// nativeController runs a Reconciler in-process. newR is called at every
+// (re)start, so in-memory state dies with a restart as in a real process.
+type nativeController struct {
+	s *sim
+	r ctrl.Reconciler
+}
+
+type hostStop struct{ err error }
+
+func startNative(newR func() ctrl.Reconciler) func(*sim) (controller, error) {
+	return func(s *sim) (controller, error) { return &nativeController{s, newR()}, nil }
+}
+
+func (n *nativeController) reconcile(ctx context.Context) (err error) {
+	ctrl.Register(n.r)
+	ctrl.NativeHost = func(op ctrl.Op, msg []byte) []byte {
+		reply, herr := n.s.HandleCall(uint32(op), msg)
+		if herr != nil {
+			panic(hostStop{herr})
+		}
+		return reply
+	}
+	defer func() {
+		ctrl.NativeHost = nil
+		if r := recover(); r != nil {
+			if hs, ok := r.(hostStop); ok {
+				err = &sandbox.Trap{Kind: sandbox.TrapHost, Message: hs.err.Error(), Err: hs.err}
+				return
+			}
+			err = &sandbox.Trap{Kind: sandbox.TrapPanic, Message: fmt.Sprint(r)}
+		}
+	}()
+	ctrl.ReconcileNative()
+	return nil
+}
+
+func (n *nativeController) close() {}
+
+const deploymentYAML = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: %s}]}
+  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+`
+
+func podYAML(name, image string) string {
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  labels: {app: web}
+  ownerReferences: [{kind: Deployment, name: web, controller: true}]
+spec: {containers: [{name: app, image: %s}]}
+status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
+`, name, image)
+}
+
+// suite builds a one-test suite.
+func suite(t *testing.T, objects string, steps string, faults string, expect string) *Exercise {
+	t.Helper()
+	y := "controller: {for: Deployment, owns: [Pod]}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
+		indent(objects, "    ") + "\n"
+	if steps != "" {
+		y += "  steps:\n" + indent(steps, "  ") + "\n"
+	}
+	if faults != "" {
+		y += "  faults: [" + faults + "]\n"
+	}
+	if expect != "" {
+		y += "  expect: " + expect + "\n"
+	}
+	s, err := ParseSuite("test.yaml", []byte(y))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, y)
+	}
+	return &Exercise{Number: 1, Slug: "t", Suite: s}
+}
+
+func indent(s, in string) string {
+	lines := strings.Split(strings.Trim(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = in + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func run(ex *Exercise, seed uint64, newR func() ctrl.Reconciler) TestResult {
+	return runTest(context.Background(), startNative(newR), ex, ex.Suite.Tests[0], seed)
+}
+
+// reference implements exercise 171's rules.
+func reference() ctrl.Reconciler {
+	return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+		var d ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+			if ctrl.IsNotFound(err) {
+				return ctrl.Result{}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		var list ctrl.PodList
+		if err := c.List(ctx, &list, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d)); err != nil {
+			return ctrl.Result{}, err
+		}
+		img := ctrl.PodImage(&d.Spec.Template.Spec)
+		var live, old []*ctrl.Pod
+		available := 0
+		for i := range list.Items {
+			p := &list.Items[i]
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			if p.Status.Phase == ctrl.PodFailed {
+				return ctrl.Result{}, c.Delete(ctx, p)
+			}
+			live = append(live, p)
+			if ctrl.PodImage(&p.Spec) != img {
+				old = append(old, p)
+			} else if ctrl.IsPodReady(p) {
+				available++
+			}
+		}
+		r, total := d.Spec.Replicas, int32(len(live))
+		surge, unavail := d.Spec.Strategy.RollingUpdate.MaxSurge, d.Spec.Strategy.RollingUpdate.MaxUnavailable
+		create := func() error {
+			p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: d.Name + "-", Namespace: d.Namespace, Labels: d.Spec.Template.Labels},
+				Spec: ctrl.PodSpec{Containers: append([]ctrl.Container(nil), d.Spec.Template.Spec.Containers...)}}
+			ctrl.SetControllerReference(&d, p)
+			return c.Create(ctx, p)
+		}
+		switch {
+		case int32(available) < r-unavail && total < r+surge:
+			return ctrl.Result{}, create()
+		case len(old) > 0 && (total > r+surge || total >= r):
+			return ctrl.Result{}, c.Delete(ctx, old[0])
+		case total < r:
+			return ctrl.Result{}, create()
+		case total > r:
+			return ctrl.Result{}, c.Delete(ctx, live[len(live)-1])
+		}
+		return ctrl.Result{}, nil
+	}
+}
+
+func rollout() (string, string) {
+	objs := fmt.Sprintf(deploymentYAML, 3, "v1") + podYAML("web-a", "v1") + podYAML("web-b", "v1") + podYAML("web-c", "v1")
+	return objs, "- patch: {Deployment/web: {spec: {template: {spec: {containers: [{name: app, image: v2}]}}}}}"
+}
+
+func mustPass(t *testing.T, r TestResult) {
+	t.Helper()
+	if r.Status != StatusPass {
+		t.Fatalf("failed: %s: %s\nfaults: %v\ntrace: %v", r.Oracle, r.Message, r.Faults, r.Trace)
+	}
+}
+
+func mustFail(t *testing.T, r TestResult, oracle string) {
+	t.Helper()
+	if r.Status == StatusPass || r.Oracle != oracle {
+		t.Fatalf("got %s %q: %s; want oracle %s", r.Status, r.Oracle, r.Message, oracle)
+	}
+	if r.Replay == "" || len(r.Trace) == 0 {
+		t.Fatalf("a failure must carry a replay command and a trace: %+v", r)
+	}
+}
+
+func TestReferenceSurvivesEveryFault(t *testing.T) {
+	objs, steps := rollout()
+	steps += "\n- patch: {Deployment/web: {spec: {replicas: 5}}}\n- patch: {Deployment/web: {spec: {replicas: 2}}}"
+	// Every fault but stale reads: exercise 171's rules count on a cache
+	// that shows their own last write.
+	var classes []string
+	for _, c := range FaultClasses {
+		if c != faultStaleRead {
+			classes = append(classes, c)
+		}
+	}
+	all := strings.Join(classes, ", ")
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := run(suite(t, objs, steps, all, ""), seed, reference)
+		mustPass(t, r)
+		if len(r.FaultClasses) < 5 {
+			t.Errorf("seed %d: only %v fired", seed, r.FaultClasses)
+		}
+	}
+}
+
+func TestExactWritesOfAScaleUp(t *testing.T) {
+	ex := suite(t, fmt.Sprintf(deploymentYAML, 2, "v1"), "", "", `{writes: ["create Pod v1", "create Pod v1"]}`)
+	mustPass(t, run(ex, 1, reference))
+	ex = suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), "", "", `{writes: ["create Pod v1", "create Pod v1"]}`)
+	r := run(ex, 1, reference)
+	mustFail(t, r, "writes")
+	if !strings.Contains(r.Message, "create Pod v1, create Pod v1, create Pod v1") {
+		t.Errorf("message should list the writes made: %s", r.Message)
+	}
+}
+
+// memory remembers what it created: right until a restart wipes it.
+func memory() ctrl.Reconciler {
+	created := map[string]int32{}
+	return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+		var d ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+			return ctrl.Result{}, nil
+		}
+		if created[req.Name] >= d.Spec.Replicas {
+			return ctrl.Result{}, nil
+		}
+		p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: "web-", Namespace: d.Namespace},
+			Spec: ctrl.PodSpec{Containers: d.Spec.Template.Spec.Containers}}
+		ctrl.SetControllerReference(&d, p)
+		if err := c.Create(ctx, p); err != nil {
+			return ctrl.Result{}, err
+		}
+		created[req.Name]++
+		return ctrl.Result{}, nil
+	}
+}
+
+func TestRestartWipesMemory(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 3, "v1")
+	mustPass(t, run(suite(t, objs, "", "", ""), 1, memory))
+	failed := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := run(suite(t, objs, "", "restart", ""), seed, memory)
+		if r.Status != StatusPass {
+			failed++
+			if r.Oracle != "safety" && r.Oracle != "convergence" {
+				t.Errorf("seed %d: oracle %s: %s", seed, r.Oracle, r.Message)
+			}
+			if !strings.Contains(strings.Join(r.Faults, " "), "its memory was wiped") {
+				t.Errorf("seed %d: faults should say memory was wiped: %v", seed, r.Faults)
+			}
+		}
+	}
+	if failed < 8 {
+		t.Fatalf("in-memory counting survived restarts in %d of 10 seeds", 10-failed)
+	}
+}
+
+// twoStep creates a Pod and then labels the Deployment in one call,
+// recording progress only in the second write: a crash between them leaves
+// work it never notices.
+func twoStep() ctrl.Reconciler {
+	return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+		var d ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+			return ctrl.Result{}, nil
+		}
+		n, _ := strconv.Atoi(d.Labels["created"])
+		if int32(n) >= d.Spec.Replicas {
+			return ctrl.Result{}, nil
+		}
+		p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: "web-", Namespace: d.Namespace},
+			Spec: ctrl.PodSpec{Containers: d.Spec.Template.Spec.Containers}}
+		ctrl.SetControllerReference(&d, p)
+		if err := c.Create(ctx, p); err != nil {
+			return ctrl.Result{}, err
+		}
+		d.Labels = map[string]string{"created": strconv.Itoa(n + 1)}
+		return ctrl.Result{}, c.Update(ctx, &d)
+	}
+}
+
+func TestCrashRightAfterAWrite(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1")
+	mustPass(t, run(suite(t, objs, "", "", ""), 1, twoStep))
+	r := run(suite(t, objs, "", "crash-after-write", ""), 3, twoStep)
+	mustFail(t, r, "convergence")
+	f := strings.Join(r.Faults, "\n")
+	if !strings.Contains(f, "Crashed your controller right after its 1st write") {
+		t.Fatalf("faults: %s", f)
+	}
+	if !strings.Contains(r.Output, "--- controller restarted ---") {
+		t.Fatalf("output should show the restart: %q", r.Output)
+	}
+}
+
+// edgeTriggered acts only when the generation is new to it.
+func edgeTriggered() ctrl.Reconciler {
+	seen := map[string]int64{}
+	inner := reference()
+	return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+		var d ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+			return ctrl.Result{}, nil
+		}
+		if seen[req.Name] == d.Generation {
+			return ctrl.Result{}, nil
+		}
+		seen[req.Name] = d.Generation
+		return inner(ctx, c, req)
+	}
+}
+
+func TestMissedEventsAreCaughtByResync(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 3, "v1")
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := run(suite(t, objs, "", "missed-event", ""), seed, reference)
+		mustPass(t, r)
+	}
+	// The edge-triggered controller acts once per generation, so it stops
+	// after one Pod no matter how often it is called.
+	mustFail(t, run(suite(t, objs, "", "", ""), 1, edgeTriggered), "convergence")
+}
+
+func TestCoalescedStepsHideTheMiddleState(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1")
+	steps := "- patch: {Deployment/web: {spec: {replicas: 5}}}\n- patch: {Deployment/web: {spec: {replicas: 3}}}"
+	seenFive := false
+	spy := func() ctrl.Reconciler {
+		inner := reference()
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			var d ctrl.Deployment
+			if c.Get(ctx, req.NamespacedName, &d) == nil && d.Spec.Replicas == 5 {
+				seenFive = true
+			}
+			return inner(ctx, c, req)
+		}
+	}
+	mustPass(t, run(suite(t, objs, steps, "coalesce", ""), 1, spy))
+	if seenFive {
+		t.Fatal("with coalesce, the controller saw the intermediate replicas: 5")
+	}
+	mustPass(t, run(suite(t, objs, steps, "", ""), 1, spy))
+	if !seenFive {
+		t.Fatal("without coalesce, the controller never saw replicas: 5")
+	}
+}
+
+func TestDuplicateDeliversTheSameKeyAgain(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 3, "v1")
+	plain := run(suite(t, objs, "", "", ""), 1, reference)
+	dup := run(suite(t, objs, "", "duplicate", ""), 1, reference)
+	mustPass(t, dup)
+	if dup.Reconciles <= plain.Reconciles || dup.Writes != plain.Writes {
+		t.Fatalf("duplicates: %d reconciles and %d writes, plain: %d and %d", dup.Reconciles, dup.Writes, plain.Reconciles, plain.Writes)
+	}
+}
+
+// naive has no rule against creating twice before its cache catches up.
+func naive() ctrl.Reconciler {
+	return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+		var d ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+			return ctrl.Result{}, nil
+		}
+		var list ctrl.PodList
+		c.List(ctx, &list, ctrl.OwnedBy(&d))
+		if int32(len(list.Items)) < d.Spec.Replicas {
+			p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: "web-", Namespace: d.Namespace},
+				Spec: ctrl.PodSpec{Containers: d.Spec.Template.Spec.Containers}}
+			ctrl.SetControllerReference(&d, p)
+			return ctrl.Result{}, c.Create(ctx, p)
+		}
+		return ctrl.Result{}, nil
+	}
+}
+
+func TestStaleReadsMakeNaiveCreatesOvershoot(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1")
+	mustPass(t, run(suite(t, objs, "", "", ""), 1, naive))
+	// A duplicate right after a create, with the cache not yet showing it,
+	// creates one Pod too many.
+	failures := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		if r := run(suite(t, objs, "", "stale-read, duplicate", ""), seed, naive); r.Status != StatusPass {
+			failures++
+		}
+	}
+	if failures == 0 {
+		t.Fatal("stale reads never misled the naive controller")
+	}
+}
+
+func TestConflictsReachTheController(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 1, "v1")
+	var conflicts int
+	labeler := func() ctrl.Reconciler {
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			var d ctrl.Deployment
+			if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+				return ctrl.Result{}, nil
+			}
+			if d.Labels["seen"] == "yes" {
+				return reference()(ctx, c, req)
+			}
+			d.Labels = map[string]string{"seen": "yes"}
+			err := c.Update(ctx, &d)
+			if ctrl.IsConflict(err) {
+				conflicts++
+			}
+			return ctrl.Result{}, err
+		}
+	}
+	mustPass(t, run(suite(t, objs, "", "conflict", ""), 1, labeler))
+	if conflicts == 0 {
+		t.Fatal("no Conflict reached the controller")
+	}
+}
+
+func TestOracles(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1")
+	cases := []struct {
+		name, oracle, contains string
+		r                      func() ctrl.Reconciler
+	}{
+		{"does nothing", "convergence", "wants 2 Pods on image v1", func() ctrl.Reconciler {
+			return func(context.Context, ctrl.Client, ctrl.Request) (ctrl.Result, error) { return ctrl.Result{}, nil }
+		}},
+		{"touches the Deployment on every call", "idempotency", "update Deployment", func() ctrl.Reconciler {
+			inner := reference()
+			return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+				var d ctrl.Deployment
+				c.Get(ctx, req.NamespacedName, &d)
+				c.Update(ctx, &d)
+				return inner(ctx, c, req)
+			}
+		}},
+		{"requeues forever", "budget", "never settled", func() ctrl.Reconciler {
+			inner := reference()
+			return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+				inner(ctx, c, req)
+				return ctrl.Result{RequeueAfter: 1}, nil
+			}
+		}},
+		{"always fails", "errors", "kept returning an error", func() ctrl.Reconciler {
+			inner := reference()
+			return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+				inner(ctx, c, req)
+				return ctrl.Result{}, errors.New("no luck")
+			}
+		}},
+		{"creates everything at once", "safety", "at most 3", func() ctrl.Reconciler {
+			return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+				var d ctrl.Deployment
+				c.Get(ctx, req.NamespacedName, &d)
+				for i := 0; i < 5; i++ {
+					p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: "web-"}, Spec: d.Spec.Template.Spec}
+					ctrl.SetControllerReference(&d, p)
+					c.Create(ctx, p)
+				}
+				return ctrl.Result{}, nil
+			}
+		}},
+		{"panics", "runtime", "nil map", func() ctrl.Reconciler {
+			return func(context.Context, ctrl.Client, ctrl.Request) (ctrl.Result, error) {
+				var m map[string]int
+				m["x"] = 1
+				return ctrl.Result{}, nil
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(suite(t, objs, "", "", ""), 1, c.r)
+			mustFail(t, r, c.oracle)
+			if !strings.Contains(r.Message, c.contains) {
+				t.Errorf("message %q lacks %q", r.Message, c.contains)
+			}
+		})
+	}
+}
+
+func TestSameSeedSameRun(t *testing.T) {
+	objs, steps := rollout()
+	ex := suite(t, objs, steps, "restart, crash-after-write, duplicate, coalesce, missed-event, pod-failure", "")
+	a, b := run(ex, 7, reference), run(ex, 7, reference)
+	if fmt.Sprint(a.Faults, a.Reconciles, a.Writes, a.FaultClasses) != fmt.Sprint(b.Faults, b.Reconciles, b.Writes, b.FaultClasses) {
+		t.Fatalf("same seed, different runs:\n%v\n%v", a, b)
+	}
+	c := run(ex, 8, reference)
+	if fmt.Sprint(a.Faults) == fmt.Sprint(c.Faults) && a.Reconciles == c.Reconciles {
+		t.Fatal("another seed should inject other faults")
+	}
+}
