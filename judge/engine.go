@@ -258,6 +258,8 @@ func outcomeOf(oracle string) string {
 		return OutcomeTimeout
 	case "memory":
 		return OutcomeMemoryLimit
+	case "output":
+		return OutcomeOutputLimit
 	case "setup":
 		return OutcomeInternalError
 	}
@@ -297,7 +299,7 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			defer close(done[i])
-			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed)
+			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
 		}()
 	}
 	for i, t := range tests {

@@ -32,11 +32,12 @@ func testSeed(seed uint64, name string) uint64 {
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
-func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64) TestResult {
+func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
 	s := newSim(ctx, newCtl, ex.Suite, t, testSeed(seed, t.Name))
+	s.fileName = fileName
 	defer func() {
 		if s.ctl != nil {
 			s.ctl.close()
@@ -310,6 +311,11 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 		Reconciles: s.reconciles, Writes: len(s.writeLog)}
 	r.Output = strings.ToValidUTF8(string(s.out.b), "\uFFFD")
 	r.OutputTruncated = s.out.truncated
+	if i := strings.Index(r.Output, "\ngoroutine "); i >= 0 && s.fail != nil {
+		// The Go runtime's dump of every goroutine: the message already
+		// has the panic and the learner's frames.
+		r.Output = r.Output[:i+1] + "(the Go runtime's traceback is left out; the message above has your frames)\n"
+	}
 	for _, c := range FaultClasses {
 		if s.fired[c] > 0 {
 			r.FaultClasses = append(r.FaultClasses, c)
@@ -319,7 +325,7 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 		return r
 	}
 	r.Status = StatusFail
-	if s.fail.oracle == "runtime" || s.fail.oracle == "timeout" || s.fail.oracle == "memory" || s.fail.oracle == "setup" {
+	if s.fail.oracle == "runtime" || s.fail.oracle == "timeout" || s.fail.oracle == "memory" || s.fail.oracle == "output" || s.fail.oracle == "setup" {
 		r.Status = StatusError
 	}
 	r.Oracle = s.fail.oracle

@@ -22,8 +22,10 @@ const (
 	// idleHorizon is how far the virtual clock may run ahead to serve
 	// delayed requeues before a phase counts as idle.
 	idleHorizon = 10 * time.Minute
-	// maxOutputBytes caps what one test keeps of the controller's output.
+	// maxOutputBytes caps what one test keeps of the controller's output;
+	// maxOutputFlood stops a controller that writes far more.
 	maxOutputBytes = 16 << 10
+	maxOutputFlood = 1 << 20
 	// maxTraceLines is how many of a run's last steps a verdict shows.
 	maxTraceLines = 40
 )
@@ -46,17 +48,18 @@ type failure struct {
 // its sandbox, and the faults. Everything it does is a function of the test
 // and the seed.
 type sim struct {
-	ctx    context.Context
-	suite  *Suite
-	test   *Test
-	model  model
-	world  *world
-	rng    *rand.Rand
-	faults map[string]bool // classes enabled by the test
-	fired  map[string]int  // how often each fired
-	chance map[string]int  // opportunities each has had
-	sure   map[string]int  // the opportunity at which each fires for sure
-	faulty bool            // in the faulty phase
+	ctx      context.Context
+	fileName string // the learner's, for stack traces
+	suite    *Suite
+	test     *Test
+	model    model
+	world    *world
+	rng      *rand.Rand
+	faults   map[string]bool // classes enabled by the test
+	fired    map[string]int  // how often each fired
+	chance   map[string]int  // opportunities each has had
+	sure     map[string]int  // the opportunity at which each fires for sure
+	faulty   bool            // in the faulty phase
 
 	clock    time.Duration // since epoch
 	api      *apiServer
@@ -330,7 +333,7 @@ type wasmController struct{ inst *sandbox.Instance }
 
 func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
 	return func(s *sim) (controller, error) {
-		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out})
+		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out, MaxOutputBytes: maxOutputFlood})
 		if err != nil {
 			return nil, err
 		}
@@ -462,12 +465,14 @@ func (s *sim) trapped(err error) {
 	switch trap.Kind {
 	case sandbox.TrapPanic:
 		msg := "Your controller panicked: " + trap.Message
-		if fr := learnerFrames(trap.Stack); len(fr) > 0 {
+		if fr := learnerFrames(trap.Stack, s.fileName); len(fr) > 0 {
 			msg += "\n" + strings.Join(fr, "\n")
 		}
 		s.failf("runtime", msg)
 	case sandbox.TrapTimeout:
 		s.failf("timeout", "Reconcile #"+strconv.Itoa(s.rec.n)+" ran longer than "+maxReconcileTime.String()+" (an endless loop?).")
+	case sandbox.TrapOutput:
+		s.failf("output", "Your controller wrote too much output: "+trap.Message+". Log less, or only when something changes.")
 	case sandbox.TrapOutOfMemory:
 		s.failf("memory", "Your controller ran out of memory: "+trap.Message+".")
 	case sandbox.TrapExit:
@@ -479,11 +484,13 @@ func (s *sim) trapped(err error) {
 	}
 }
 
-// learnerFrames keeps the stack frames in the learner's own code.
-func learnerFrames(stack []string) []string {
+// learnerFrames keeps the stack frames in the learner's own code, naming
+// the file as the learner does.
+func learnerFrames(stack []string, fileName string) []string {
 	var out []string
 	for _, f := range stack {
 		if strings.HasPrefix(f, "main.") && !strings.Contains(f, glueFile) {
+			f = strings.ReplaceAll(f, "workspace/"+learnerPath, fileName)
 			out = append(out, "    at "+f)
 		}
 	}

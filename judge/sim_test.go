@@ -111,7 +111,7 @@ func indent(s, in string) string {
 }
 
 func run(ex *Exercise, seed uint64, newR func() ctrl.Reconciler) TestResult {
-	return runTest(context.Background(), startNative(newR), ex, ex.Suite.Tests[0], seed)
+	return runTest(context.Background(), startNative(newR), ex, ex.Suite.Tests[0], seed, "t.go")
 }
 
 // reference implements exercise 171's rules.

@@ -46,6 +46,7 @@ const (
 	OutcomeRuntimeError  = "runtime_error"  // a panic or a protocol violation
 	OutcomeTimeout       = "timeout"        // a reconcile ran past its deadline
 	OutcomeMemoryLimit   = "memory_limit"   // the module ran out of memory
+	OutcomeOutputLimit   = "output_limit"   // the module wrote far too much output
 	OutcomeCompileError  = "compile_error"  // the code did not build
 	OutcomeInternalError = "internal_error" // the judge failed; the learner is not charged
 )
@@ -71,7 +72,7 @@ type TestResult struct {
 	Status Status `json:"status"`
 	Sample bool   `json:"sample,omitempty"`
 	// Oracle names the check that failed: convergence, idempotency, safety,
-	// writes, runtime, timeout, memory, errors, budget.
+	// writes, errors, budget, runtime, timeout, memory, output, setup.
 	Oracle string `json:"oracle,omitempty"`
 	// Message says in plain words what went wrong.
 	Message string `json:"message,omitempty"`

@@ -193,7 +193,7 @@ func validRelPath(p string) bool {
 	return p != "" && path.Clean(p) == p && !path.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.Contains(p, `\`)
 }
 
-var directiveRE = regexp.MustCompile(`(?m)^\s*//(?:go:(embed|linkname|wasmimport|wasmexport|build|cgo_\w+)\b|\s*(\+build)\s)`)
+var directiveRE = regexp.MustCompile(`(?m)^[ \t]*//(?:go:(embed|linkname|wasmimport|wasmexport|build|cgo_\w+)\b|\s*(\+build)\s)`)
 
 // vetSource refuses what the build must never see: imports outside the
 // standard library and the allowed list, cgo, and directives that reach

@@ -86,10 +86,11 @@ const (
 	TrapPanic       TrapKind = "panic"   // the Go code panicked
 	TrapTimeout     TrapKind = "timeout" // a call ran past its deadline
 	TrapOutOfMemory TrapKind = "out_of_memory"
-	TrapExit        TrapKind = "exit"     // the code called os.Exit
-	TrapProtocol    TrapKind = "protocol" // the module broke the host ABI
-	TrapHost        TrapKind = "host"     // Host.HandleCall returned an error; see Err
-	TrapWasm        TrapKind = "wasm"     // any other trap
+	TrapOutput      TrapKind = "output_limit" // the code wrote more than MaxOutputBytes
+	TrapExit        TrapKind = "exit"         // the code called os.Exit
+	TrapProtocol    TrapKind = "protocol"     // the module broke the host ABI
+	TrapHost        TrapKind = "host"         // Host.HandleCall returned an error; see Err
+	TrapWasm        TrapKind = "wasm"         // any other trap
 )
 
 // Trap is a module that stopped abnormally. The instance is gone.
@@ -111,6 +112,9 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	var pe *protocolError
 	if errors.As(err, &pe) {
 		return &Trap{Kind: TrapProtocol, Message: pe.msg}
+	}
+	if inst.flooded {
+		return &Trap{Kind: TrapOutput, Message: fmt.Sprintf("the program wrote more than %d KiB of output", inst.limits.MaxOutputBytes>>10)}
 	}
 	var ee *sys.ExitError
 	if errors.As(err, &ee) {

@@ -168,8 +168,12 @@ type Host interface {
 type Limits struct {
 	// CallTimeout bounds each call into the module, start-up included.
 	CallTimeout time.Duration
-	// Output receives the module's stdout and stderr. The caller caps it.
+	// Output receives the module's stdout and stderr; the caller keeps
+	// what it wants of it.
 	Output io.Writer
+	// MaxOutputBytes stops the module once it has written this much in
+	// all (0: no limit), so an output flood ends instead of running on.
+	MaxOutputBytes int64
 }
 
 // Instance is one live copy of a module. It is not safe for concurrent use.
@@ -180,6 +184,9 @@ type Instance struct {
 	pending []byte
 	stderr  tailBuffer
 	closed  bool
+	written int64              // bytes of output so far
+	flooded bool               // MaxOutputBytes was passed
+	cancel  context.CancelFunc // of the call under way
 }
 
 type instanceKey struct{}
@@ -193,11 +200,12 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 	if out == nil {
 		out = io.Discard
 	}
+	counted := &outputMeter{inst: inst, w: out}
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous, so any number may live at once
 		WithStartFunctions("_initialize").
-		WithStdout(out).
-		WithStderr(io.MultiWriter(out, &inst.stderr)).
+		WithStdout(counted).
+		WithStderr(io.MultiWriter(counted, &inst.stderr)).
 		WithStdin(bytes.NewReader(nil)).
 		WithRandSource(zeroReader{})
 	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
@@ -215,9 +223,31 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 func (inst *Instance) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx = context.WithValue(ctx, instanceKey{}, inst)
 	if inst.limits.CallTimeout > 0 {
-		return context.WithTimeout(ctx, inst.limits.CallTimeout)
+		ctx, inst.cancel = context.WithTimeout(ctx, inst.limits.CallTimeout)
+	} else {
+		ctx, inst.cancel = context.WithCancel(ctx)
 	}
-	return context.WithCancel(ctx)
+	return ctx, inst.cancel
+}
+
+// outputMeter counts a module's output and stops the module, by cancelling
+// its call, once it passes the limit.
+type outputMeter struct {
+	inst *Instance
+	w    io.Writer
+}
+
+func (m *outputMeter) Write(p []byte) (int, error) {
+	inst := m.inst
+	inst.written += int64(len(p))
+	if max := inst.limits.MaxOutputBytes; max > 0 && inst.written > max {
+		if !inst.flooded && inst.cancel != nil {
+			inst.flooded = true
+			inst.cancel()
+		}
+		return len(p), nil
+	}
+	return m.w.Write(p)
 }
 
 // Call calls an exported function taking no parameters and returns its
