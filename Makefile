@@ -1,0 +1,47 @@
+# ctrljudge: `make run` starts the web server, `make test` runs every test.
+# Needs Go 1.26 and gcc (cgo, for SQLite); the browser test needs chromium,
+# which `make test` installs where it is missing.
+
+GO      ?= go
+BIN     := bin/judge
+ADDR    ?= localhost:8080
+DATA    ?= ./data
+# Fixed iteration counts keep latency percentiles comparable between runs.
+BENCHTIME ?= 20x
+
+.PHONY: all build run test check bench web browser vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/judge
+
+run: build
+	./$(BIN) serve --addr $(ADDR) --data $(DATA)
+
+vet:
+	$(GO) vet ./...
+
+test: build browser vet
+	$(GO) test -timeout 20m ./...
+	./$(BIN) check
+
+# The author's gate for every built-in exercise.
+check: build
+	./$(BIN) check
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./judge/ ./web/
+
+# Rebuild the editor bundle (web/static/editor.js, committed) from npm.
+web:
+	cd web/assets && npm ci && npm run build
+
+# The end-to-end test drives a real headless Chromium.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+clean:
+	rm -rf bin

@@ -1,0 +1,88 @@
+package judge
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"ctrljudge/exercises"
+)
+
+// Submit-to-verdict latency for exercise 171's reference solution, in
+// submit mode (every test, faults included). Run with a fixed count, e.g.
+//
+//	go test -run '^$' -bench Submit -benchtime 20x ./judge/
+//
+// Cold: a new engine and a module never built before (the Go build cache
+// and the standard library are warm: that is how a server runs).
+// Warm: a running engine and a new submission (new code, so a new build).
+// Resubmit: the same code again, served from the content-hash cache.
+
+func benchSubmit(b *testing.B, interpreter, fresh, same bool) {
+	ex, err := LoadCatalog(exercises.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := ex.Find("171")
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := NewEngine(Options{Interpreter: interpreter})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	// Warm the toolchain once, outside the measurement.
+	eng.Judge(context.Background(), Submission{Exercise: e, Code: e.Solution})
+	var lat, build, compile, run []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		code := e.Solution
+		if !same {
+			code = append([]byte(nil), e.Solution...)
+			code = append(code, "\n// submission "+strconv.Itoa(i)+" "+strconv.FormatInt(time.Now().UnixNano(), 10)+"\n"...)
+		}
+		if fresh {
+			eng.Close()
+			if eng, err = NewEngine(Options{Interpreter: interpreter}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		v := eng.Judge(context.Background(), Submission{Exercise: e, Code: code})
+		lat = append(lat, time.Since(start))
+		build = append(build, time.Duration(v.Timings.BuildMs)*time.Millisecond)
+		compile = append(compile, time.Duration(v.Timings.CompileMs)*time.Millisecond)
+		run = append(run, time.Duration(v.Timings.RunMs)*time.Millisecond)
+		if v.Outcome != OutcomeAccepted {
+			b.Fatalf("reference solution: %s %s", v.Outcome, v.FirstFailure().Message)
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+	b.ReportMetric(median(build), "build-ms")
+	b.ReportMetric(median(compile), "compile-ms")
+	b.ReportMetric(median(run), "run-ms")
+}
+
+func median(d []time.Duration) float64 {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return float64(d[len(d)/2].Milliseconds())
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	q := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1)+0.5)].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+func BenchmarkSubmitCold(b *testing.B)            { benchSubmit(b, false, true, false) }
+func BenchmarkSubmitWarm(b *testing.B)            { benchSubmit(b, false, false, false) }
+func BenchmarkSubmitWarmInterpreter(b *testing.B) { benchSubmit(b, true, false, false) }
+func BenchmarkResubmitIdentical(b *testing.B)     { benchSubmit(b, false, false, true) }
