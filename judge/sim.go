@@ -333,7 +333,7 @@ type wasmController struct{ inst *sandbox.Instance }
 
 func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
 	return func(s *sim) (controller, error) {
-		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out, MaxOutputBytes: maxOutputFlood})
+		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out, MaxOutputBytes: maxOutputFlood, Clock: s.now})
 		if err != nil {
 			return nil, err
 		}

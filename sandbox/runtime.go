@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 const (
@@ -174,6 +175,9 @@ type Limits struct {
 	// MaxOutputBytes stops the module once it has written this much in
 	// all (0: no limit), so an output flood ends instead of running on.
 	MaxOutputBytes int64
+	// Clock, if set, is the module's wall and monotonic clock (a virtual
+	// one, say); otherwise wazero's fake clock, which ticks per reading.
+	Clock func() time.Time
 }
 
 // Instance is one live copy of a module. It is not safe for concurrent use.
@@ -209,7 +213,14 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		WithStdin(bytes.NewReader(nil)).
 		WithRandSource(zeroReader{})
 	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
-	// no files, no environment, and wazero's fake, deterministic clocks.
+	// no files, no environment, no host clock.
+	if clock := lim.Clock; clock != nil {
+		cfg = cfg.WithWalltime(func() (int64, int32) {
+			t := clock()
+			return t.Unix(), int32(t.Nanosecond())
+		}, sys.ClockResolution(time.Millisecond)).
+			WithNanotime(func() int64 { return clock().UnixNano() }, sys.ClockResolution(time.Millisecond))
+	}
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
 	mod, err := r.rt.InstantiateModule(ctx, m.cm, cfg)
