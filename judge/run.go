@@ -57,6 +57,7 @@ func (s *sim) play(t *Test) {
 			if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
 				s.failf("setup", "The test's objects are invalid: "+err.Message)
 			}
+			s.logf("user", "the test starts with ", describeObject(o, s.model))
 		}
 	})
 	s.settle()
@@ -305,6 +306,38 @@ func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
 	return o
 }
 
+// describeObject says in a few words what a test's object is.
+func describeObject(o ctrl.Object, m model) string {
+	s := string(o.GetObjectKind()) + " " + o.GetObjectMeta().Name
+	switch x := o.(type) {
+	case *ctrl.Deployment:
+		ru := x.Spec.Strategy.RollingUpdate
+		s += " (replicas " + itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
+			", maxSurge " + itoa(ru.MaxSurge) + ", maxUnavailable " + itoa(ru.MaxUnavailable) + ")"
+	case *ctrl.Pod:
+		state := string(x.Status.Phase)
+		if ctrl.IsPodReady(x) {
+			state += ", Ready"
+		}
+		s += " (" + ctrl.PodImage(&x.Spec) + ", " + state + ")"
+	}
+	return s
+}
+
+// oracleHints point a learner at the usual cause of each failure.
+var oracleHints = map[string]string{
+	"convergence": "Reconcile must keep taking steps until the cluster matches the spec: check which rule should have fired in the state shown last.",
+	"idempotency": "Once the cluster matches the spec, Reconcile must write nothing: decide from what you read, and compare before writing.",
+	"safety":      "Check the bounds before every write, and take at most one step per call: the next event brings you back.",
+	"errors":      "Return an error only for something a retry can fix; a Deployment that is gone (NotFound) is not one.",
+	"budget":      "Something kept the controller busy: a write that triggers itself, or a requeue with nothing left to do.",
+	"writes":      "Compare your writes with the expected ones: one step per call, chosen by the rules in order.",
+	"runtime":     "The message shows where your code stopped.",
+	"timeout":     "A loop that never ends? Each call must return.",
+	"memory":      "Something grows without bound: a slice or map that is never reset?",
+	"output":      "Log a line per decision, not per loop iteration.",
+}
+
 // result turns the run into a TestResult.
 func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 	r := TestResult{Name: t.Name, Status: StatusPass, Sample: t.Sample, Seed: seed,
@@ -330,6 +363,7 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 	}
 	r.Oracle = s.fail.oracle
 	r.Message = s.fail.message
+	r.Hint = oracleHints[r.Oracle]
 	r.Faults = s.faultLog
 	r.Replay = ReplayCommand(ex, t.Name, seed)
 	r.Trace = s.trace

@@ -74,8 +74,9 @@ type TestResult struct {
 	// Oracle names the check that failed: convergence, idempotency, safety,
 	// writes, errors, budget, runtime, timeout, memory, output, setup.
 	Oracle string `json:"oracle,omitempty"`
-	// Message says in plain words what went wrong.
+	// Message says in plain words what went wrong; Hint where to look.
 	Message string `json:"message,omitempty"`
+	Hint    string `json:"hint,omitempty"`
 	// Faults lists, in plain words, the faults injected in this run.
 	Faults []string `json:"faults,omitempty"`
 	// FaultClasses are the short names of the fault kinds that fired

@@ -116,6 +116,9 @@ func printTest(w io.Writer, t *judge.TestResult) {
 	}
 	in := "    "
 	fmt.Fprintf(w, "%s%s %s\n", in, yellow(t.Oracle+":"), indentRest(t.Message, in))
+	if t.Hint != "" {
+		fmt.Fprintf(w, "%s%s %s\n", in, dim("hint:"), t.Hint)
+	}
 	if len(t.Faults) > 0 {
 		fmt.Fprintf(w, "%sfaults injected in this run:\n", in)
 		for _, f := range t.Faults {
