@@ -22,12 +22,16 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":     {cmdList, "list                      the exercises: number, title, difficulty, chapter"},
-	"start":    {cmdStart, "start ID [--dir DIR]      write a workspace: starter file, go.mod, the SDK"},
-	"test":     {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --json"},
-	"solution": {cmdSolution, "solution ID               print the reference solution and its explanation"},
-	"check":    {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
-	"doctor":   {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
+	"list":       {cmdList, "list                      the exercises: number, title, difficulty, chapter"},
+	"start":      {cmdStart, "start ID [--dir DIR]      write a workspace: starter file, go.mod, the SDK"},
+	"test":       {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --json"},
+	"solution":   {cmdSolution, "solution ID               print the reference solution and its explanation"},
+	"check":      {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
+	"doctor":     {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
+	"serve":      {cmdServe, "serve [--addr A] [--data DIR]  run the web server (records in DIR/ctrljudge.db)"},
+	"report":     {cmdReport, "report --db F --class C --format csv|json|html [--out F]  grading reports, offline"},
+	"backup":     {cmdBackup, "backup --db F --out F     an online copy of the records"},
+	"instructor": {cmdInstructor, "instructor add NAME | list   manage instructor accounts"},
 }
 
 func main() {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"ctrljudge/judge"
+	"ctrljudge/web"
+	"ctrljudge/web/store"
+)
+
+// recordsFile is the SQLite file inside the data directory.
+const recordsFile = "records.db"
+
+// shutdownSlack is how long requests may take to end after the judging
+// grace period.
+const shutdownSlack = 10 * time.Second
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// cmdServe runs the web server until SIGINT or SIGTERM, then shuts down
+// gracefully: no new connections or submissions, in-flight judgements
+// finish (or are settled as not judged after a grace period), the
+// database is closed.
+func cmdServe(args []string) int {
+	fs := flag.NewFlagSet("judge serve", flag.ContinueOnError)
+	addr := fs.String("addr", envOr("CTRLJUDGE_ADDR", "localhost:8080"), "listen on `HOST:PORT` (env CTRLJUDGE_ADDR)")
+	data := fs.String("data", envOr("CTRLJUDGE_DATA", "./data"), "keep records and the module cache in `DIR` (env CTRLJUDGE_DATA)")
+	dir := fs.String("exercises", "", "serve the exercises in `DIR` instead of the built-in ones")
+	workers := fs.Int("workers", 0, "judge at most `N` submissions at once (default: one per CPU)")
+	queue := fs.Int("queue", 0, "let at most `N` submissions wait (default 64)")
+	grace := fs.Duration("grace", web.DefaultShutdownGrace, "on shutdown, let judgements in flight run this long")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) > 0 {
+		return fail("serve takes no arguments, got %q", pos)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	cat, err := loadCatalog(*dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := os.MkdirAll(*data, 0o750); err != nil {
+		return fail("data directory: %v", err)
+	}
+	db, err := store.Open(filepath.Join(*data, recordsFile))
+	if err != nil {
+		return fail("open records: %v", err)
+	}
+	defer db.Close()
+	eng, err := judge.NewEngine(judge.Options{CacheDir: filepath.Join(*data, "cache")})
+	if err != nil {
+		return fail("start the judge: %v", err)
+	}
+	defer eng.Close()
+
+	srv, err := web.New(web.Config{DB: db, Catalog: cat, Engine: eng, Workers: *workers, QueueCap: *queue, Logger: log})
+	if err != nil {
+		return fail("%v", err)
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fail("listen: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	fmt.Fprintf(os.Stderr, "judge: serving %d exercises at http://%s/ (records in %s; Ctrl+C stops)\n",
+		len(cat.Exercises), l.Addr(), filepath.Join(*data, recordsFile))
+
+	select {
+	case err := <-served:
+		if err != nil {
+			return fail("serve: %v", err)
+		}
+		return 0
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl+C kills at once
+	log.Info("shutting down", "grace", *grace)
+	sctx, cancel := context.WithTimeout(context.Background(), *grace+shutdownSlack)
+	defer cancel()
+	if err := srv.Shutdown(sctx, *grace); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown", "err", err)
+	}
+	<-served
+	log.Info("stopped")
+	return 0
+}

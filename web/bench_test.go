@@ -1,0 +1,158 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ctrljudge/judge"
+)
+
+// BenchmarkExercisePage is the server's time for the exercise page of a
+// learner with a draft and a history.
+func BenchmarkExercisePage(b *testing.B) {
+	env := newEnv(b, Config{}, nil)
+	c := env.client()
+	c.events(c.submit("171", "submit", "package main").Events, nil)
+	r := c.get("/exercises/171")
+	if r.StatusCode != http.StatusOK {
+		b.Fatalf("exercise page: %d", r.StatusCode)
+	}
+	cookies := r.Request.Header.Get("Cookie")
+	h := env.srv.Handler()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/exercises/171", nil)
+		req.Header.Set("Cookie", cookies)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("exercise page: %d", w.Code)
+		}
+	}
+}
+
+// BenchmarkAssetBytes reports what a first visit downloads: every script
+// and stylesheet, gzipped (the target is at most 300 KB).
+func BenchmarkAssetBytes(b *testing.B) {
+	a, err := loadAssets()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		n = a.gzipBytes()
+	}
+	b.ReportMetric(float64(n), "js+css-gzip-bytes")
+	b.ReportMetric(float64(len(a.byName["editor.js"].gz)), "editor-gzip-bytes")
+}
+
+// BenchmarkSubmitLatency submits the reference solution through HTTP with
+// the real engine and store, and times each submission from the POST to
+// its final event, with 1 and with 20 clients submitting at once. With
+// code=same every submission is the same file, which the engine answers
+// from its verdict cache; with code=edited each one carries its own
+// comment, so each is built and judged (the compiled module still comes
+// from the cache, as comments do not change it).
+func BenchmarkSubmitLatency(b *testing.B) {
+	for _, edited := range []bool{false, true} {
+		for _, clients := range []int{1, 20} {
+			name := "code=same"
+			if edited {
+				name = "code=edited"
+			}
+			b.Run(name+"/clients="+strconv.Itoa(clients), func(b *testing.B) { benchSubmit(b, clients, edited) })
+		}
+	}
+}
+
+func benchSubmit(b *testing.B, clients int, edited bool) {
+	data := b.TempDir()
+	db := openStore(b, data)
+	cat := builtinCatalog(b)
+	eng, err := judge.NewEngine(judge.Options{CacheDir: filepath.Join(data, "cache")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	srv, err := New(Config{DB: db, Catalog: cat, Engine: eng, QueueCap: 64,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer func() {
+		ts.Close()
+		srv.Shutdown(context.Background(), time.Minute)
+	}()
+	env := &testEnv{t: b, srv: srv, db: db, ts: ts, cat: cat}
+	ex, _ := cat.Find("171")
+	code := string(ex.Solution)
+
+	cs := make([]*client, clients)
+	for i := range cs {
+		cs[i] = env.client()
+		cs[i].hc.Timeout = 10 * time.Minute // a submission may wait behind the other 19
+	}
+	var n atomic.Int64
+	once := func(c *client) time.Duration {
+		src := code
+		if edited {
+			src += fmt.Sprintf("\n// edit %d\n", n.Add(1))
+		}
+		start := time.Now()
+		evs := c.events(c.submit("171", "submit", src).Events, nil)
+		d := time.Since(start)
+		if last := evs[len(evs)-1]; last.Data["outcome"] != judge.OutcomeAccepted {
+			b.Fatalf("reference solution: %s %v", last.Name, last.Data["outcome"])
+		}
+		return d
+	}
+	once(cs[0]) // build and compile once: the cache is warm from here
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	work := make(chan struct{})
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for _, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range work {
+				d := once(c)
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		work <- struct{}{}
+	}
+	close(work)
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "verdicts/s")
+}

@@ -1,0 +1,147 @@
+package instructor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"ctrljudge/judge"
+	"ctrljudge/web/store"
+)
+
+// pickForRejudge chooses, per learner, the latest or the best of their own
+// judged submits of an exercise, skipping those already re-judged at
+// version (so pressing the button twice queues nothing new).
+func pickForRejudge(subs []*store.Submission, slug, which, version string) []*store.Submission {
+	done := map[int64]bool{} // originals already re-judged at this version
+	for _, s := range subs {
+		if s.RejudgeOf != 0 && s.ExerciseVersion == version && s.State != store.StateNotJudged {
+			done[s.RejudgeOf] = true
+		}
+	}
+	pick := map[int64]*store.Submission{}
+	var order []int64
+	for _, s := range subs { // oldest first
+		if s.Exercise != slug || !s.Charged() || s.Mode != string(judge.ModeSubmit) {
+			continue
+		}
+		cur, seen := pick[s.LearnerID]
+		if !seen {
+			order = append(order, s.LearnerID)
+		}
+		if !seen || which == "latest" || betterSub(s, cur) {
+			pick[s.LearnerID] = s
+		}
+	}
+	var out []*store.Submission
+	for _, id := range order {
+		if s := pick[id]; !done[s.ID] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// betterSub: accepted first, then the larger share of tests passed; the
+// earlier wins a tie.
+func betterSub(a, b *store.Submission) bool {
+	if (a.Outcome == judge.OutcomeAccepted) != (b.Outcome == judge.OutcomeAccepted) {
+		return a.Outcome == judge.OutcomeAccepted
+	}
+	return a.Total > 0 && (b.Total == 0 || a.Passed*b.Total > b.Passed*a.Total)
+}
+
+// handleRejudge queues a re-judge of every learner's latest (or best)
+// submit of the exercise against its current tests. Old verdicts stay,
+// each tagged with the exercise version that produced it.
+func (h *handler) handleRejudge(c echo.Context) error {
+	cl := class(c)
+	ctx := c.Request().Context()
+	if h.Catalog == nil {
+		return echo.NewHTTPError(http.StatusConflict, "no exercise catalog: cannot re-judge")
+	}
+	ex, err := h.Catalog.Find(c.Param("slug"))
+	if err != nil || ex.Slug != c.Param("slug") {
+		return echo.NewHTTPError(http.StatusNotFound, "this exercise is not in the catalog any more; it cannot be re-judged")
+	}
+	which := c.FormValue("which")
+	if which != "latest" && which != "best" {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "choose latest or best")
+	}
+	subs, err := h.DB.ClassSubmissions(ctx, cl.ID)
+	if err != nil {
+		return err
+	}
+	queued, failed := 0, 0
+	for _, orig := range pickForRejudge(subs, ex.Slug, which, ex.Version) {
+		s := &store.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
+			Engine: judge.EngineVersion, Mode: string(judge.ModeSubmit), Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
+		if err := h.DB.CreateSubmission(ctx, s); err != nil {
+			return fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
+		}
+		if err := h.Enqueue(s); err != nil {
+			// Never leave it queued with nobody to judge it.
+			failed++
+			if aerr := h.DB.AbandonSubmission(ctx, s.ID, "not judged: "+err.Error()); aerr != nil {
+				return errors.Join(err, aerr)
+			}
+			continue
+		}
+		queued++
+	}
+	msg := fmt.Sprintf("Queued %d re-judge(s) of the %s submissions against version %s.", queued, which, ex.Version)
+	if failed > 0 {
+		msg += fmt.Sprintf(" %d could not be queued (the server is busy); press again later.", failed)
+	}
+	if queued == 0 && failed == 0 {
+		msg = "Nothing to re-judge: every " + which + " submission already has a verdict at version " + ex.Version + "."
+	}
+	return seeOther(c, fmt.Sprintf("/classes/%d/exercises/%s", cl.ID, ex.Slug), msg)
+}
+
+// enqueueBackground is the fallback when the server gives no Enqueue.
+func (h *handler) enqueueBackground(s *store.Submission) error {
+	if h.Engine == nil {
+		return errors.New("no judge engine")
+	}
+	select {
+	case h.background <- s:
+		return nil
+	default:
+		return errors.New("re-judge queue full")
+	}
+}
+
+func (h *handler) judgeInBackground() {
+	for s := range h.background {
+		h.judgeOne(s)
+	}
+}
+
+func (h *handler) judgeOne(s *store.Submission) {
+	ctx, cancel := context.WithTimeout(context.Background(), maxJudgeTime)
+	defer cancel()
+	ex, err := h.Catalog.Find(s.Exercise)
+	if err != nil {
+		h.settle(ctx, s.ID, h.DB.AbandonSubmission(ctx, s.ID, "not judged: the exercise no longer exists"))
+		return
+	}
+	if err := h.DB.StartSubmission(ctx, s.ID); err != nil {
+		h.log.Error("start re-judge", "submission", s.ID, "err", err)
+		return
+	}
+	start := time.Now()
+	v := h.Engine.Judge(ctx, judge.Submission{Exercise: ex, Code: []byte(s.Code), FileName: ex.FileName(),
+		Mode: judge.ModeSubmit, Seed: s.Seed})
+	h.settle(ctx, s.ID, h.DB.FinishSubmission(ctx, s.ID, v, time.Since(start).Milliseconds()))
+}
+
+func (h *handler) settle(ctx context.Context, id int64, err error) {
+	if err != nil {
+		h.log.Error("re-judge", "submission", id, "err", err)
+	}
+}

@@ -1,0 +1,78 @@
+package instructor
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"ctrljudge/web/report"
+	"ctrljudge/web/store"
+)
+
+type similarityPage struct {
+	page
+	Report *report.Report
+}
+
+// handleSimilarity lists the class's similar pairs.
+func (h *handler) handleSimilarity(c echo.Context) error {
+	cl := class(c)
+	r, _, err := h.loadReport(c.Request().Context(), cl)
+	if err != nil {
+		return err
+	}
+	return h.render(c, http.StatusOK, "similarity", similarityPage{page: h.page(c, "Similar code · "+cl.Name), Report: r})
+}
+
+type pairPage struct {
+	page
+	A, B             *store.Submission
+	NameA, NameB     string
+	Left, Right      []report.CodeLine
+	SharedA, SharedB int // marked lines
+}
+
+// handlePair shows two submissions side by side, lines sharing
+// fingerprints marked. Any two submissions of the class's learners for
+// the same exercise can be compared, listed as a pair or not.
+func (h *handler) handlePair(c echo.Context) error {
+	cl := class(c)
+	ctx := c.Request().Context()
+	load := func(param string) (*store.Submission, *store.Learner, error) {
+		id, err := strconv.ParseInt(c.Param(param), 10, 64)
+		if err != nil {
+			return nil, nil, echo.NewHTTPError(http.StatusNotFound, "no such submission")
+		}
+		s, err := h.DB.Submission(ctx, id)
+		if err != nil || s.ClassID != cl.ID {
+			return nil, nil, echo.NewHTTPError(http.StatusNotFound, "no such submission in this class")
+		}
+		l, err := h.DB.Learner(ctx, s.LearnerID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, l, nil
+	}
+	a, la, err := load("a")
+	if err != nil {
+		return err
+	}
+	b, lb, err := load("b")
+	if err != nil {
+		return err
+	}
+	if a.Exercise != b.Exercise {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "the two submissions are for different exercises")
+	}
+	var starter []byte
+	if h.Catalog != nil {
+		if ex, err := h.Catalog.Find(a.Exercise); err == nil && ex.Slug == a.Exercise {
+			starter = ex.Starter
+		}
+	}
+	ma, mb := report.SharedLines([]byte(a.Code), []byte(b.Code), starter)
+	p := pairPage{page: h.page(c, "Side by side · "+cl.Name), A: a, B: b, NameA: la.Name, NameB: lb.Name,
+		Left: report.MarkedCode(a.Code, ma), Right: report.MarkedCode(b.Code, mb), SharedA: len(ma), SharedB: len(mb)}
+	return h.render(c, http.StatusOK, "pair", p)
+}

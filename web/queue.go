@@ -1,0 +1,238 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"ctrljudge/judge"
+)
+
+// Queue limits. A learner may have a few submissions waiting so that Run
+// then Submit works, but cannot fill the queue alone.
+const (
+	defaultQueueCap      = 64
+	maxPendingPerLearner = 3
+)
+
+var (
+	errQueueFull   = errors.New("the judge is busy: too many submissions are waiting")
+	errTooMany     = errors.New("you already have submissions waiting; let them finish first")
+	errQueueClosed = errors.New("the server is shutting down")
+)
+
+// An event is one server-sent event in a job's log.
+type event struct {
+	name string // queued, compiling, running, test, done, not_judged
+	data []byte // JSON, one line
+}
+
+// final events end a stream.
+func (ev event) final() bool { return ev.name == "done" || ev.name == "not_judged" }
+
+// A job is one submission being judged, with its event log.
+type job struct {
+	id      int64
+	learner int64
+	ex      *judge.Exercise
+	mode    judge.Mode
+	code    []byte
+	seed    uint64
+	running bool // already marked running in the store (a recovered job)
+	rejudge bool // an instructor's re-judge: not counted against the learner
+
+	mu    sync.Mutex
+	log   []event
+	final bool
+	wake  chan struct{} // closed and replaced on every publish
+}
+
+func newJob(id, learner int64, ex *judge.Exercise, mode judge.Mode, code []byte, seed uint64) *job {
+	return &job{id: id, learner: learner, ex: ex, mode: mode, code: code, seed: seed, wake: make(chan struct{})}
+}
+
+// publish appends an event; nothing is appended after a final one.
+func (j *job) publish(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte(`{}`)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.final {
+		return
+	}
+	ev := event{name: name, data: data}
+	j.log = append(j.log, ev)
+	j.final = ev.final()
+	close(j.wake)
+	j.wake = make(chan struct{})
+}
+
+// since returns the events from index n on, and a channel closed when more
+// arrive.
+func (j *job) since(n int) ([]event, <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if n > len(j.log) {
+		n = len(j.log)
+	}
+	return j.log[n:len(j.log):len(j.log)], j.wake
+}
+
+// queue is the bounded line of jobs waiting for a worker, plus every job
+// not yet finished so that streams can find it.
+type queue struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	waiting  []*job
+	live     map[int64]*job
+	pending  map[int64]int // per learner: admitted and not finished
+	reserved int           // admitted, not yet pushed
+	cap      int
+	closed   bool
+}
+
+func newQueue(capacity int) *queue {
+	q := &queue{live: map[int64]*job{}, pending: map[int64]int{}, cap: capacity}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// admit reserves a place for one of learner's submissions; push or cancel
+// must follow.
+func (q *queue) admit(learner int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case q.closed:
+		return errQueueClosed
+	case len(q.waiting)+q.reserved >= q.cap:
+		return errQueueFull
+	case q.pending[learner] >= maxPendingPerLearner:
+		return errTooMany
+	}
+	q.reserved++
+	q.pending[learner]++
+	return nil
+}
+
+// cancel gives back a place admit reserved.
+func (q *queue) cancel(learner int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.reserved--
+	q.release(learner)
+}
+
+func (q *queue) release(learner int64) {
+	if q.pending[learner]--; q.pending[learner] <= 0 {
+		delete(q.pending, learner)
+	}
+}
+
+// push adds an admitted job at the back of the line.
+func (q *queue) push(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.reserved--
+	q.add(j)
+}
+
+// pushRejudge adds a re-judge if the queue has room.
+func (q *queue) pushRejudge(j *job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case q.closed:
+		return errQueueClosed
+	case len(q.waiting)+q.reserved >= q.cap:
+		return errQueueFull
+	}
+	q.add(j)
+	return nil
+}
+
+// recover adds a job found unfinished at start; the cap does not apply, as
+// the submission was admitted before the restart.
+func (q *queue) recover(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !j.rejudge {
+		q.pending[j.learner]++
+	}
+	q.add(j)
+}
+
+func (q *queue) add(j *job) {
+	q.waiting = append(q.waiting, j)
+	q.live[j.id] = j
+	j.publish("queued", map[string]int{"position": len(q.waiting)})
+	q.cond.Signal()
+}
+
+// pop waits for the next job; nil once the queue is closed.
+func (q *queue) pop() *job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.waiting) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return nil
+	}
+	j := q.waiting[0]
+	q.waiting[0] = nil
+	q.waiting = q.waiting[1:]
+	for i, w := range q.waiting {
+		w.publish("queued", map[string]int{"position": i + 1})
+	}
+	return j
+}
+
+// finish forgets a job whose final event is published and stored.
+func (q *queue) finish(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.live, j.id)
+	if !j.rejudge {
+		q.release(j.learner)
+	}
+}
+
+func (q *queue) lookup(id int64) *job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.live[id]
+}
+
+// close stops admissions and wakes the workers; it returns the jobs that
+// never started, for the caller to settle.
+func (q *queue) close() []*job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	left := q.waiting
+	q.waiting = nil
+	q.cond.Broadcast()
+	return left
+}
+
+// length is the number of jobs waiting.
+func (q *queue) length() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiting)
+}
+
+// position is a waiting job's place in line (1 is next), 0 once it left.
+func (q *queue) position(j *job) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, w := range q.waiting {
+		if w == j {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"ctrljudge/web/store"
+)
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.Recover(), securityHeaders, middleware.BodyLimit(maxBodySize), csrf())
+
+	e.GET("/", s.handleHome)
+	e.GET("/chapters/:slug", s.handleChapter)
+	e.GET("/exercises/:id", s.handleExercise)
+	e.GET("/exercises/:id/solution", s.handleSolution)
+	e.GET("/exercises/:id/history", s.handleHistory)
+	e.GET("/signin", s.handleSignInPage)
+	e.POST("/signin", s.handleSignIn)
+	e.POST("/signout", s.handleSignOut)
+	e.PUT("/api/exercises/:id/draft", s.handleSaveDraft)
+	e.POST("/api/exercises/:id/submissions", s.handleSubmit)
+	e.GET("/api/submissions/:id/events", s.handleEvents)
+	e.GET("/static/:name", s.handleStatic)
+	e.GET("/healthz", s.handleHealth)
+	return e
+}
+
+// pageBase is what the layout needs on every page.
+type pageBase struct {
+	Title   string
+	Learner *store.Learner
+	CSRF    string
+	Path    string
+}
+
+func (s *Server) base(c echo.Context, l *store.Learner, title string) pageBase {
+	return pageBase{Title: title, Learner: l, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI()}
+}
+
+// render writes a whole page. Pages are per learner, so never shared caches.
+func (s *Server) render(c echo.Context, code int, page string, data any) error {
+	t, ok := s.pages[page]
+	if !ok {
+		return errors.New("no page template " + page)
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", data); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "private, no-cache")
+	return c.HTMLBlob(code, b.Bytes())
+}
+
+type errorPage struct {
+	pageBase
+	Code    int
+	Message string
+}
+
+// handleError answers API paths with JSON and pages with an error page.
+// Internal errors are logged and not shown.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code, msg := http.StatusInternalServerError, "something went wrong on our side; please try again"
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code = he.Code
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		} else {
+			msg = http.StatusText(code)
+		}
+	} else {
+		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if code == http.StatusRequestEntityTooLarge && msg == http.StatusText(code) {
+		msg = "the request is too large"
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		_ = c.JSON(code, map[string]string{"error": msg})
+		return
+	}
+	l, _ := c.Get(learnerKey).(*store.Learner)
+	if err := s.render(c, code, "error", errorPage{pageBase: s.base(c, l, http.StatusText(code)), Code: code, Message: msg}); err != nil {
+		_ = c.String(code, msg)
+	}
+}
+
+func (s *Server) handleHealth(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "queued": s.q.length()})
+}

@@ -1,0 +1,298 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"ctrljudge/judge"
+	"ctrljudge/web/instructor"
+	"ctrljudge/web/store"
+)
+
+// Time limits.
+const (
+	maxJudgeTime      = 2 * time.Minute // one judgement, end to end
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second // event streams clear it
+	idleTimeout       = 2 * time.Minute
+	storeTimeout      = 10 * time.Second // one records call made outside a request
+	// DefaultShutdownGrace is how long in-flight judgements may run on
+	// once shutdown starts.
+	DefaultShutdownGrace = 20 * time.Second
+)
+
+// Config configures a Server.
+type Config struct {
+	DB      *store.DB
+	Catalog *judge.Catalog
+	Engine  *judge.Engine
+	// Workers judging at once; 0 or more than the CPUs means one per CPU.
+	Workers int
+	// QueueCap is how many submissions may wait; 0 means a default.
+	QueueCap int
+	Logger   *slog.Logger
+}
+
+// Server is the web server: pages, assets, drafts and judging.
+type Server struct {
+	e      *echo.Echo
+	db     *store.DB
+	eng    judger
+	cat    *judge.Catalog
+	docs   *docs
+	pages  pages
+	assets *assets
+	q      *queue
+	log    *slog.Logger
+
+	workers      sync.WaitGroup
+	judgeCtx     context.Context // cancelled when shutdown's grace runs out
+	stopJudging  context.CancelFunc
+	closing      chan struct{} // closed once judging has stopped: streams end
+	shutdownOnce sync.Once
+}
+
+// New builds a server, starts its workers and queues again the submissions
+// a previous run left unfinished.
+func New(cfg Config) (*Server, error) {
+	if cfg.DB == nil || cfg.Catalog == nil || cfg.Engine == nil {
+		return nil, errors.New("web: config needs DB, Catalog and Engine")
+	}
+	return newServer(cfg, cfg.Engine)
+}
+
+func newServer(cfg Config, eng judger) (*Server, error) {
+	s := &Server{db: cfg.DB, eng: eng, cat: cfg.Catalog, log: cfg.Logger, closing: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	var err error
+	if s.assets, err = loadAssets(); err != nil {
+		return nil, err
+	}
+	if s.docs, err = renderCatalog(newMarkdown(), cfg.Catalog); err != nil {
+		return nil, err
+	}
+	if s.pages, err = parsePages(templateFuncs(s.assets.url)); err != nil {
+		return nil, err
+	}
+	capacity := cfg.QueueCap
+	if capacity <= 0 {
+		capacity = defaultQueueCap
+	}
+	s.q = newQueue(capacity)
+	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
+	s.e = s.routes()
+	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
+		DB: cfg.DB, Catalog: cfg.Catalog, Engine: cfg.Engine, Enqueue: s.Enqueue})
+	n := cfg.Workers
+	if n <= 0 || n > runtime.NumCPU() {
+		n = runtime.NumCPU()
+	}
+	if err := s.recoverUnfinished(); err != nil {
+		return nil, err
+	}
+	for range n {
+		s.workers.Add(1)
+		go s.work()
+	}
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Echo returns the echo instance, for mounting more routes.
+func (s *Server) Echo() *echo.Echo { return s.e }
+
+// Serve serves HTTP on l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	hs := s.e.Server
+	hs.Handler = s.e
+	hs.ReadHeaderTimeout = readHeaderTimeout
+	hs.ReadTimeout = readTimeout
+	hs.WriteTimeout = writeTimeout
+	hs.IdleTimeout = idleTimeout
+	hs.MaxHeaderBytes = 64 << 10
+	s.e.Listener = l
+	err := hs.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and submissions, settles every job
+// still waiting as not judged, lets running judgements finish for grace
+// (then cancels them and settles them as not judged), ends the event
+// streams and waits for requests to finish until ctx is done. The caller
+// closes the database afterwards.
+func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
+	var err error
+	s.shutdownOnce.Do(func() {
+		httpDone := make(chan error, 1)
+		go func() { httpDone <- s.e.Server.Shutdown(ctx) }()
+
+		for _, j := range s.q.close() {
+			s.abandon(j, "server shutting down")
+		}
+		workersDone := make(chan struct{})
+		go func() { s.workers.Wait(); close(workersDone) }()
+		select {
+		case <-workersDone:
+		case <-time.After(grace):
+			s.log.Warn("grace period over; cancelling judgements in flight")
+			s.stopJudging()
+			select {
+			case <-workersDone:
+			case <-ctx.Done():
+				s.log.Error("judgements did not stop in time")
+			}
+		case <-ctx.Done():
+			s.stopJudging()
+		}
+		s.stopJudging()
+		close(s.closing)
+		err = <-httpDone
+	})
+	return err
+}
+
+// recoverUnfinished queues again what a previous run admitted and never
+// finished.
+func (s *Server) recoverUnfinished() error {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	subs, err := s.db.Unfinished(ctx)
+	if err != nil {
+		return fmt.Errorf("find unfinished submissions: %w", err)
+	}
+	for _, sub := range subs {
+		ex, err := s.cat.Find(sub.Exercise)
+		if err != nil {
+			if err := s.db.AbandonSubmission(ctx, sub.ID, "the exercise no longer exists"); err != nil {
+				return fmt.Errorf("settle submission %d: %w", sub.ID, err)
+			}
+			continue
+		}
+		j := newJob(sub.ID, sub.LearnerID, ex, judge.Mode(sub.Mode), []byte(sub.Code), sub.Seed)
+		j.running = sub.State == "running"
+		j.rejudge = sub.RejudgeOf != 0
+		s.q.recover(j)
+	}
+	if len(subs) > 0 {
+		s.log.Info("queued unfinished submissions again", "count", len(subs))
+	}
+	return nil
+}
+
+// Enqueue queues a re-judge that the instructor pages created in the
+// records. Re-judges share the queue's cap but not a learner's allowance.
+func (s *Server) Enqueue(sub *store.Submission) error {
+	ex, err := s.cat.Find(sub.Exercise)
+	if err != nil {
+		return fmt.Errorf("re-judge %d: %w", sub.ID, err)
+	}
+	j := newJob(sub.ID, sub.LearnerID, ex, judge.Mode(sub.Mode), []byte(sub.Code), sub.Seed)
+	j.rejudge = true
+	return s.q.pushRejudge(j)
+}
+
+func (s *Server) work() {
+	defer s.workers.Done()
+	for j := s.q.pop(); j != nil; j = s.q.pop() {
+		s.judgeJob(j)
+	}
+}
+
+// judgeJob judges one job, stores the result and publishes the final event.
+func (s *Server) judgeJob(j *job) {
+	if !j.running {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		if err := s.db.StartSubmission(ctx, j.id); err != nil {
+			s.log.Error("start submission", "id", j.id, "err", err)
+		}
+		cancel()
+	}
+
+	start := time.Now()
+	jctx, cancel := context.WithTimeout(s.judgeCtx, maxJudgeTime)
+	v := s.safeJudge(jctx, judge.Submission{
+		Exercise: j.ex, Code: j.code, FileName: j.ex.FileName(), Mode: j.mode, Seed: j.seed,
+		Progress: func(ev judge.Event) { s.progress(j, ev) },
+	})
+	cancel()
+	ms := time.Since(start).Milliseconds()
+	if s.judgeCtx.Err() != nil {
+		s.abandon(j, "server shutting down")
+		return
+	}
+	if v == nil {
+		v = internalError(j.mode, "the judge returned no verdict")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := s.db.FinishSubmission(ctx, j.id, v, ms); err != nil {
+		s.log.Error("finish submission", "id", j.id, "err", err)
+		s.abandon(j, "the result could not be saved")
+		return
+	}
+	j.publish("done", s.doneEvent(j.ex, v, ms))
+	s.q.finish(j)
+}
+
+// safeJudge keeps a panic in the engine from taking the server down: it
+// becomes an internal error, which does not count against the learner.
+func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) (v *judge.Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("the judge panicked", "exercise", sub.Exercise.Slug, "panic", r)
+			v = internalError(sub.Mode, "the judge failed; this attempt does not count")
+		}
+	}()
+	return s.eng.Judge(ctx, sub)
+}
+
+func internalError(mode judge.Mode, msg string) *judge.Verdict {
+	return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeInternalError,
+		Message: msg, Mode: mode, Engine: judge.EngineVersion}
+}
+
+// abandon settles a job as not judged: the learner is not charged.
+func (s *Server) abandon(j *job, note string) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := s.db.AbandonSubmission(ctx, j.id, note); err != nil {
+		s.log.Error("abandon submission", "id", j.id, "err", err)
+	}
+	j.publish("not_judged", map[string]string{"note": note})
+	s.q.finish(j)
+}
+
+// progress turns the engine's events into stream events.
+func (s *Server) progress(j *job, ev judge.Event) {
+	switch ev.Phase {
+	case "compiling":
+		j.publish("compiling", struct{}{})
+	case "running":
+		j.publish("running", map[string]any{"index": ev.Index, "total": ev.Total, "name": ev.Name})
+	case "test":
+		if ev.Test == nil {
+			return
+		}
+		j.publish("test", map[string]any{
+			"index": ev.Index, "total": ev.Total, "name": ev.Test.Name,
+			"status": ev.Test.Status, "html": s.renderPart("card", newCard(ev.Index, ev.Test)),
+		})
+	}
+}

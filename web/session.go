@@ -1,0 +1,135 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"ctrljudge/web/store"
+)
+
+const (
+	sessionCookie = "cj_session"
+	sessionMaxAge = 180 * 24 * time.Hour
+)
+
+const learnerKey = "learner"
+
+// learner returns the learner holding the request's session. With create,
+// a request without a valid session gets a new anonymous learner and its
+// cookie; without, it gets nil.
+func (s *Server) learner(c echo.Context, create bool) (*store.Learner, error) {
+	if l, ok := c.Get(learnerKey).(*store.Learner); ok {
+		return l, nil
+	}
+	ctx := c.Request().Context()
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		l, err := s.db.LearnerBySession(ctx, ck.Value)
+		switch {
+		case err == nil:
+			c.Set(learnerKey, l)
+			return l, nil
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, fmt.Errorf("look up session: %w", err)
+		}
+	}
+	if !create {
+		return nil, nil
+	}
+	l, token, err := s.db.NewAnonymousLearner(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("new learner: %w", err)
+	}
+	s.setSession(c, token)
+	c.Set(learnerKey, l)
+	return l, nil
+}
+
+func (s *Server) setSession(c echo.Context, token string) {
+	c.SetCookie(&http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/",
+		MaxAge: int(sessionMaxAge / time.Second), HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: c.IsTLS(),
+	})
+}
+
+type signInPage struct {
+	pageBase
+	Name, Next, Error string
+}
+
+// handleSignInPage shows the sign-in form.
+func (s *Server) handleSignInPage(c echo.Context) error {
+	l, err := s.learner(c, true)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, "signin", signInPage{pageBase: s.base(c, l, "Sign in"), Next: localPath(c.QueryParam("next"))})
+}
+
+// handleSignIn signs a learner in with a display name and a class join
+// code, replacing the session cookie.
+func (s *Server) handleSignIn(c echo.Context) error {
+	name := strings.TrimSpace(c.FormValue("name"))
+	code := strings.TrimSpace(c.FormValue("code"))
+	next := localPath(c.FormValue("next"))
+	fail := func(msg string) error {
+		l, err := s.learner(c, true)
+		if err != nil {
+			return err
+		}
+		return s.render(c, http.StatusUnprocessableEntity, "signin",
+			signInPage{pageBase: s.base(c, l, "Sign in"), Name: name, Next: next, Error: msg})
+	}
+	if name == "" {
+		return fail("Enter the name your instructor will see.")
+	}
+	if _, err := store.CleanName(name); err != nil {
+		return fail("A name is 1 to 64 characters, with no control characters.")
+	}
+	if code == "" {
+		return fail("Enter your class's join code, or practise anonymously.")
+	}
+	l, token, err := s.db.SignInLearner(c.Request().Context(), name, code)
+	if errors.Is(err, store.ErrBadJoinCode) {
+		return fail("No class has that join code. Check it with your instructor.")
+	}
+	if err != nil {
+		return fmt.Errorf("sign in: %w", err)
+	}
+	s.endSession(c)
+	s.setSession(c, token)
+	c.Set(learnerKey, l)
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// handleSignOut ends the session; the next page view starts an anonymous one.
+func (s *Server) handleSignOut(c echo.Context) error {
+	s.endSession(c)
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: c.IsTLS()})
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+func (s *Server) endSession(c echo.Context) {
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if err := s.db.EndSession(c.Request().Context(), ck.Value); err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Warn("end session", "err", err)
+		}
+	}
+}
+
+// localPath keeps redirect targets on this site.
+func localPath(p string) string {
+	u, err := url.Parse(p)
+	if err != nil || p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") ||
+		strings.HasPrefix(p, "/\\") || u.Host != "" || u.Scheme != "" {
+		return "/"
+	}
+	return p
+}

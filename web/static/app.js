@@ -1,0 +1,367 @@
+// The page script: theme toggle, home filters, and the exercise page
+// (tabs, splitter, editor, drafts, Run/Submit and live results). Page data
+// comes from <script type="application/json" id="page-data">; no inline
+// script or handler is used, as the CSP forbids them.
+"use strict";
+
+(function () {
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  function initTheme() {
+    const btn = $("#theme-toggle");
+    if (!btn) return;
+    const sync = () => btn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "dark"));
+    sync();
+    btn.addEventListener("click", () => {
+      const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
+      document.documentElement.dataset.theme = next;
+      try { localStorage.setItem("cj-theme", next); } catch (e) {}
+      sync();
+    });
+  }
+
+  // Home: filter rows as the learner types; the form still works without us.
+  function initFilters() {
+    const form = $("form.filters");
+    if (!form) return;
+    $$(".nojs", form).forEach((el) => { el.hidden = true; });
+    const apply = () => {
+      const q = $("#f-q").value.trim().toLowerCase();
+      const d = $("#f-difficulty").value;
+      const st = $("#f-status").value.replace("-", " ");
+      let shown = 0;
+      $$("table.exlist tbody tr").forEach((tr) => {
+        const ok = (!d || tr.dataset.difficulty === d) && (!st || tr.dataset.status === st) &&
+          (!q || tr.dataset.search.toLowerCase().includes(q));
+        tr.hidden = !ok;
+        if (ok) shown++;
+      });
+      $("#no-match").hidden = shown > 0;
+      const url = new URL(location.href);
+      for (const [k, v] of [["q", q], ["difficulty", d], ["status", $("#f-status").value]]) {
+        if (v) url.searchParams.set(k, v); else url.searchParams.delete(k);
+      }
+      history.replaceState(null, "", url);
+    };
+    form.addEventListener("input", apply);
+    form.addEventListener("submit", (e) => { e.preventDefault(); apply(); });
+    apply();
+  }
+
+  function initTabs(root) {
+    const tabs = $$('[role="tab"]', root);
+    const select = (tab, focus) => {
+      for (const t of tabs) {
+        const on = t === tab;
+        t.setAttribute("aria-selected", String(on));
+        t.tabIndex = on ? 0 : -1;
+        document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+      }
+      if (focus) tab.focus();
+    };
+    tabs.forEach((t, i) => {
+      t.addEventListener("click", () => select(t));
+      t.addEventListener("keydown", (e) => {
+        let j = -1;
+        if (e.key === "ArrowRight") j = (i + 1) % tabs.length;
+        else if (e.key === "ArrowLeft") j = (i - 1 + tabs.length) % tabs.length;
+        else if (e.key === "Home") j = 0;
+        else if (e.key === "End") j = tabs.length - 1;
+        if (j >= 0) { e.preventDefault(); select(tabs[j], true); }
+      });
+    });
+    return select;
+  }
+
+  function initSplitter() {
+    const bar = $("#splitter");
+    const box = $("#exercise");
+    if (!bar || !box) return;
+    const set = (pct) => {
+      pct = Math.max(20, Math.min(80, pct));
+      box.style.setProperty("--left", pct + "%");
+      bar.setAttribute("aria-valuenow", String(Math.round(pct)));
+      try { localStorage.setItem("cj-split", String(pct)); } catch (e) {}
+    };
+    let saved = null;
+    try { saved = parseFloat(localStorage.getItem("cj-split")); } catch (e) {}
+    if (saved) set(saved);
+    bar.addEventListener("pointerdown", (e) => {
+      e.preventDefault();
+      bar.setPointerCapture(e.pointerId);
+      const move = (ev) => {
+        const r = box.getBoundingClientRect();
+        set(((ev.clientX - r.left) / r.width) * 100);
+      };
+      const up = () => {
+        bar.removeEventListener("pointermove", move);
+        bar.removeEventListener("pointerup", up);
+      };
+      bar.addEventListener("pointermove", move);
+      bar.addEventListener("pointerup", up);
+    });
+    bar.addEventListener("keydown", (e) => {
+      const now = parseFloat(bar.getAttribute("aria-valuenow"));
+      if (e.key === "ArrowLeft") { e.preventDefault(); set(now - 5); }
+      if (e.key === "ArrowRight") { e.preventDefault(); set(now + 5); }
+    });
+  }
+
+  // The exercise page.
+  function initExercise() {
+    const dataEl = $("#page-data");
+    if (!dataEl) return;
+    const page = JSON.parse(dataEl.textContent);
+    const selectTab = initTabs($(".pane.left"));
+    initSplitter();
+
+    const status = $("#status");
+    const results = $("#results");
+    const progress = $("#progress");
+    const saveState = $("#save-state");
+    const buttons = { run: $("#btn-run"), submit: $("#btn-submit") };
+    const localKey = "cj-draft-" + page.slug;
+    const headers = { "Content-Type": "application/json", "X-CSRF-Token": page.csrf };
+
+    // The server's draft wins unless this browser holds a newer one that
+    // never reached it (saved offline, or the tab closed mid-save).
+    let code = page.draft;
+    try {
+      const local = JSON.parse(localStorage.getItem(localKey) || "null");
+      if (local && local.unsaved && typeof local.code === "string") code = local.code;
+    } catch (e) {}
+
+    let editor;
+    const mount = $("#editor");
+    if (window.ctrljudgeEditor) {
+      mount.textContent = "";
+      editor = window.ctrljudgeEditor.create(mount, {
+        doc: code,
+        label: mount.dataset.label,
+        stylesheet: mount.dataset.stylesheet,
+        onRun: () => judge("run"),
+        onSubmit: () => judge("submit"),
+        onChange: scheduleSave,
+        onEscape: () => buttons.run.focus(),
+      });
+    } else {
+      // No editor bundle: a plain textarea still lets the learner work.
+      const ta = document.createElement("textarea");
+      ta.className = "fallback";
+      ta.value = code;
+      ta.setAttribute("aria-label", mount.dataset.label);
+      ta.addEventListener("input", () => scheduleSave(ta.value));
+      mount.textContent = "";
+      mount.appendChild(ta);
+      editor = { getCode: () => ta.value, setCode: (c) => { ta.value = c; scheduleSave(c); }, markDiagnostics() {}, focus: () => ta.focus() };
+    }
+    window.cjEditor = editor; // for tests and the curious
+
+    // Drafts: kept locally at once, sent to the server after a pause.
+    let saveTimer = null;
+    let lastSaved = page.draft;
+    function scheduleSave(c) {
+      try { localStorage.setItem(localKey, JSON.stringify({ code: c, unsaved: true })); } catch (e) {}
+      saveState.textContent = "Unsaved changes";
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(saveDraft, 800);
+    }
+    // saveDraft sends the draft; keepalive lets it finish as the page goes.
+    async function saveDraft(keepalive) {
+      clearTimeout(saveTimer);
+      const c = editor.getCode();
+      if (c === lastSaved) { saveState.textContent = "Saved"; return; }
+      try {
+        const r = await fetch("/api/exercises/" + page.id + "/draft", {
+          method: "PUT", headers, body: JSON.stringify({ code: c }), credentials: "same-origin",
+          keepalive: keepalive === true,
+        });
+        if (!r.ok) throw new Error(await errorText(r));
+        lastSaved = c;
+        if (editor.getCode() === c) {
+          try { localStorage.setItem(localKey, JSON.stringify({ code: c, unsaved: false })); } catch (e) {}
+          saveState.textContent = "Saved";
+        }
+      } catch (e) {
+        saveState.textContent = "Saved in this browser only (" + e.message + ")";
+      }
+    }
+    window.addEventListener("pagehide", () => { if (editor.getCode() !== lastSaved) saveDraft(true); });
+
+    $("#btn-reset").addEventListener("click", () => {
+      if (!confirm("Put the starter code back? Your current code will be replaced.")) return;
+      editor.setCode(page.starter);
+      editor.markDiagnostics([]);
+      editor.focus();
+    });
+    $("#btn-download").addEventListener("click", () => {
+      const blob = new Blob([editor.getCode()], { type: "text/x-go" });
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = page.fileName;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    });
+    buttons.run.addEventListener("click", () => judge("run"));
+    buttons.submit.addEventListener("click", () => judge("submit"));
+    results.addEventListener("click", (e) => {
+      const b = e.target.closest("button.goto");
+      if (b && editor.view) {
+        const doc = editor.view.state.doc;
+        const line = doc.line(Math.min(Math.max(parseInt(b.dataset.line, 10) || 1, 1), doc.lines));
+        editor.view.dispatch({ selection: { anchor: line.from }, scrollIntoView: true });
+        editor.focus();
+      }
+    });
+
+    let busy = false;
+    const setBusy = (on) => {
+      busy = on;
+      buttons.run.disabled = on;
+      buttons.submit.disabled = on;
+      progress.hidden = !on;
+      $("#console").setAttribute("aria-busy", String(on));
+    };
+
+    async function judge(mode) {
+      if (busy) return;
+      setBusy(true);
+      editor.markDiagnostics([]);
+      results.textContent = "";
+      status.textContent = mode === "run" ? "Sending your code (sample tests)…" : "Sending your code (all tests)…";
+      try {
+        const c = editor.getCode();
+        const r = await fetch("/api/exercises/" + page.id + "/submissions", {
+          method: "POST", headers, body: JSON.stringify({ mode, code: c }), credentials: "same-origin",
+        });
+        if (!r.ok) {
+          let msg = await errorText(r);
+          const wait = r.headers.get("Retry-After");
+          if (wait) msg += " Try again in " + wait + " s.";
+          throw new Error(msg);
+        }
+        lastSaved = c;
+        try { localStorage.setItem(localKey, JSON.stringify({ code: c, unsaved: false })); } catch (e) {}
+        saveState.textContent = "Saved";
+        const sub = await r.json();
+        follow(sub.events);
+      } catch (e) {
+        status.textContent = "Not sent: " + e.message;
+        setBusy(false);
+      }
+    }
+
+    // follow shows a submission's events until its final one.
+    function follow(url) {
+      setBusy(true);
+      const cards = document.createElement("ol");
+      cards.className = "cards";
+      results.textContent = "";
+      results.appendChild(cards);
+      const es = new EventSource(url);
+      const data = (e) => JSON.parse(e.data);
+      es.addEventListener("queued", (e) => {
+        const d = data(e);
+        status.textContent = d.position > 1 ? "Queued: " + (d.position - 1) + " ahead of you…" : "Queued: you are next…";
+      });
+      es.addEventListener("compiling", () => { status.textContent = "Compiling…"; });
+      es.addEventListener("running", (e) => {
+        const d = data(e);
+        status.textContent = "Running test " + d.index + " of " + d.total + ": " + d.name + "…";
+        setBar(d.index - 1, d.total);
+      });
+      es.addEventListener("test", (e) => {
+        const d = data(e);
+        cards.insertAdjacentHTML("beforeend", d.html); // rendered and escaped by the server
+        setBar(d.index, d.total);
+      });
+      es.addEventListener("done", (e) => {
+        es.close();
+        const d = data(e);
+        results.innerHTML = d.html; // rendered and escaped by the server
+        status.textContent = "Done: " + outcomeLine(d);
+        editor.markDiagnostics(d.diagnostics || []);
+        setBusy(false);
+        refreshHistory();
+        if (d.solved) unlockSolution();
+      });
+      es.addEventListener("not_judged", (e) => {
+        es.close();
+        status.textContent = "Not judged: " + data(e).note + ". This attempt does not count.";
+        setBusy(false);
+        refreshHistory();
+      });
+      es.onerror = () => {
+        if (es.readyState === EventSource.CLOSED) {
+          status.textContent = "Lost contact with the server. Reload the page to see your result.";
+          setBusy(false);
+        } else {
+          status.textContent = "Reconnecting…";
+        }
+      };
+    }
+    function setBar(done, total) {
+      const bar = $(".bar", progress);
+      bar.style.width = total ? Math.round((100 * done) / total) + "%" : "0";
+    }
+    function outcomeLine(d) {
+      const words = {
+        accepted: "accepted", wrong_answer: "wrong answer", runtime_error: "runtime error",
+        timeout: "time limit exceeded", memory_limit: "memory limit exceeded",
+        compile_error: "compile error", internal_error: "judge error (not counted)",
+      };
+      let s = words[d.outcome] || d.outcome;
+      if (d.total) s += ", " + d.passed + "/" + d.total + " tests passed";
+      return s + ".";
+    }
+    async function refreshHistory() {
+      try {
+        const r = await fetch("/exercises/" + page.id + "/history", { credentials: "same-origin" });
+        if (r.ok) $("#panel-history").innerHTML = await r.text();
+      } catch (e) {}
+    }
+    async function unlockSolution() {
+      try {
+        const r = await fetch("/exercises/" + page.id + "/solution", { credentials: "same-origin" });
+        if (!r.ok) return;
+        $("#panel-solution").innerHTML = await r.text();
+        const tab = $("#tab-solution");
+        tab.dataset.locked = "false";
+        status.textContent += " The solution tab is unlocked.";
+      } catch (e) {}
+    }
+    if (page.pending) follow("/api/submissions/" + page.pending + "/events");
+    void selectTab;
+  }
+
+  async function errorText(r) {
+    try {
+      const j = await r.json();
+      if (j && j.error) return j.error;
+    } catch (e) {}
+    return r.status + " " + r.statusText;
+  }
+
+  // Heading anchors: goldmark gives headings ids; a link makes them easy
+  // to share.
+  function initAnchors() {
+    $$(".prose h2[id], .prose h3[id]").forEach((h) => {
+      const a = document.createElement("a");
+      a.className = "anchor";
+      a.href = "#" + h.id;
+      a.textContent = "#";
+      a.setAttribute("aria-label", "Link to “" + h.textContent + "”");
+      h.appendChild(a);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    initTheme();
+    initAnchors();
+    initFilters();
+    initExercise();
+  });
+})();

@@ -1,0 +1,282 @@
+// Package storetest seeds a records database with a small class for tests
+// of reports and instructor pages: synthetic verdicts, a fixed clock, and
+// hostile names and code (HTML, spreadsheet formulas) in every field a
+// learner or instructor controls.
+package storetest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"ctrljudge/judge"
+	"ctrljudge/web/store"
+)
+
+// Passwords of the fixture's instructors.
+const (
+	OwnerPassword = "owner password 1"
+	OtherPassword = "other password 2"
+)
+
+// XSS is the payload planted in names, class names and code.
+const XSS = `<script>alert(1)</script><img src=x onerror=alert(1)>`
+
+// Fixture names what Seed created.
+type Fixture struct {
+	DB                *store.DB
+	Owner, Other      *store.Instructor
+	Class, OtherClass *store.Class
+	Catalog           *judge.Catalog
+	Learners          map[string]*store.Learner // by name
+	Submissions       []*store.Submission       // every one, in creation order
+	Start             time.Time                 // the clock's first reading
+}
+
+// Starter is the fixture exercise's starter code.
+const Starter = `package controller
+
+import "ctrljudge/judge/ctrl"
+
+// Reconcile makes the world match the spec.
+func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	return ctrl.Result{}, nil
+}
+`
+
+const solution = `package controller
+
+import "ctrljudge/judge/ctrl"
+
+func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var d ctrl.Deployment
+	if err := c.Get(req.Namespace, req.Name, &d); err != nil {
+		return ctrl.Result{}, ctrl.IgnoreNotFound(err)
+	}
+	pods, err := c.ListPods(req.Namespace, d.Spec.Selector)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := len(pods); i < int(d.Spec.Replicas); i++ {
+		if err := c.Create(newPod(&d, i)); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	for i := int(d.Spec.Replicas); i < len(pods); i++ {
+		if err := c.Delete(&pods[i]); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+`
+
+// renamed is solution with every identifier renamed and comments added:
+// similarity must still see it.
+const renamed = `package controller
+
+import "ctrljudge/judge/ctrl"
+
+// my own work
+func Reconcile(k ctrl.Client, r ctrl.Request) (ctrl.Result, error) {
+	var dep ctrl.Deployment
+	if e := k.Get(r.Namespace, r.Name, &dep); e != nil {
+		return ctrl.Result{}, ctrl.IgnoreNotFound(e)
+	}
+	ps, e := k.ListPods(r.Namespace, dep.Spec.Selector)
+	if e != nil {
+		return ctrl.Result{}, e
+	}
+	for n := len(ps); n < int(dep.Spec.Replicas); n++ {
+		if e := k.Create(makePod(&dep, n)); e != nil {
+			return ctrl.Result{}, e
+		}
+	}
+	for n := int(dep.Spec.Replicas); n < len(ps); n++ {
+		if e := k.Delete(&ps[n]); e != nil {
+			return ctrl.Result{}, e
+		}
+	}
+	return ctrl.Result{}, nil
+}
+`
+
+const different = `package controller
+
+import "ctrljudge/judge/ctrl"
+
+func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	d := &ctrl.Deployment{}
+	err := c.Get(req.Namespace, req.Name, d)
+	switch {
+	case ctrl.IsNotFound(err):
+		return ctrl.Result{}, nil
+	case err != nil:
+		return ctrl.Result{Requeue: true}, nil
+	}
+	want := int(d.Spec.Replicas)
+	have, _ := c.ListPods(req.Namespace, d.Spec.Selector)
+	if len(have) == want {
+		return ctrl.Result{}, nil
+	}
+	ctrl.Log("scaling from", len(have), "to", want)
+	return ctrl.Result{}, c.Create(newPod(d, len(have)))
+}
+`
+
+// Catalog is the fixture's exercise list: reconcile-loop (171) with a
+// starter; owner-refs appears only in the records.
+func Catalog() *judge.Catalog {
+	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: 171, Slug: "reconcile-loop", Title: "The reconcile loop",
+		Chapter: "controller-pattern", Version: "v2", Starter: []byte(Starter)}}}
+}
+
+type test struct {
+	name, oracle string
+	faults       []string
+}
+
+var (
+	scaleUp  = test{"scale-up", "convergence", nil}
+	scaleDn  = test{"scale-down", "convergence", nil}
+	restart  = test{"restart-after-write", "idempotency", []string{"crash-after-write", "restart"}}
+	dupEvent = test{"duplicate-events", "safety", []string{"duplicate"}}
+	allTests = []test{scaleUp, scaleDn, restart, dupEvent}
+)
+
+// verdict passes every test except those in failing.
+func verdict(slug, outcome string, failing ...test) *judge.Verdict {
+	v := &judge.Verdict{Version: 3, Status: judge.StatusPass, Outcome: outcome, Exercise: slug, ExerciseVersion: "v1",
+		Engine: judge.EngineVersion, Mode: judge.ModeSubmit, Seed: 42}
+	if outcome == judge.OutcomeCompileError {
+		v.Status, v.Message = judge.StatusError, "reconcile.go:3:1: syntax error"
+		return v
+	}
+	for _, t := range allTests {
+		r := judge.TestResult{Name: t.name, Status: judge.StatusPass, FaultClasses: t.faults, Seed: 42}
+		for _, f := range failing {
+			if f.name == t.name {
+				r.Status, r.Oracle, r.Message = judge.StatusFail, f.oracle, "did not converge"
+			}
+		}
+		if r.Status == judge.StatusPass {
+			v.Passed++
+		} else {
+			v.Failed++
+			v.Status = judge.StatusFail
+		}
+		v.Tests = append(v.Tests, r)
+	}
+	return v
+}
+
+// TB is the part of testing.TB that Seed uses, so programs (screenshots,
+// demos) can seed a database too.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
+
+var _ TB = testing.TB(nil)
+
+// Seed creates a database in a temporary folder and fills it.
+func Seed(t TB) *Fixture {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "records.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f := &Fixture{DB: db, Catalog: Catalog(), Learners: map[string]*store.Learner{},
+		Start: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	now := f.Start
+	db.SetClock(func() time.Time { return now })
+	tick := func(d time.Duration) { now = now.Add(d) }
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Owner, err = db.AddInstructor(ctx, "Grace", OwnerPassword)
+	must(err)
+	f.Other, err = db.AddInstructor(ctx, "Mallory", OtherPassword)
+	must(err)
+	f.Class, err = db.CreateClass(ctx, f.Owner.ID, "Ops 101 "+XSS)
+	must(err)
+	f.OtherClass, err = db.CreateClass(ctx, f.Other.ID, "Mallory's class")
+	must(err)
+	must(db.SetDueDate(ctx, f.Class.ID, "reconcile-loop", f.Start.Add(3*time.Hour)))
+	must(db.SetDueDate(ctx, f.Class.ID, "owner-refs", f.Start.Add(48*time.Hour)))
+	for _, name := range []string{"Ada", "Ben", "Cleo", "Dev", "=HYPERLINK(\"http://evil\")", XSS} {
+		l, _, err := db.SignInLearner(ctx, name, f.Class.JoinCode)
+		must(err)
+		f.Learners[name] = l
+		tick(time.Minute)
+	}
+	outsider, _, err := db.SignInLearner(ctx, "Eve", f.OtherClass.JoinCode)
+	must(err)
+	f.Learners["Eve"] = outsider
+
+	send := func(name, slug, mode, code string, v *judge.Verdict) *store.Submission {
+		t.Helper()
+		s := &store.Submission{LearnerID: f.Learners[name].ID, Exercise: slug, Mode: mode, Code: code,
+			ExerciseVersion: "v1", Engine: judge.EngineVersion, Seed: 42}
+		must(db.CreateSubmission(ctx, s))
+		f.Submissions = append(f.Submissions, s)
+		tick(10 * time.Second)
+		if v == nil {
+			return s
+		}
+		must(db.StartSubmission(ctx, s.ID))
+		tick(2 * time.Second)
+		if mode == "run" {
+			v.Mode = judge.ModeRun
+		}
+		must(db.FinishSubmission(ctx, s.ID, v, 2000))
+		tick(5 * time.Minute)
+		return s
+	}
+	const rl, or = "reconcile-loop", "owner-refs"
+	wa, ok := judge.OutcomeWrongAnswer, judge.OutcomeAccepted
+
+	// Ada: a run, then accepted on the first submit.
+	send("Ada", rl, "run", Starter, verdict(rl, wa, scaleUp, scaleDn))
+	adaSolved := send("Ada", rl, "submit", solution, verdict(rl, ok))
+	// Ben: fails the restart fault twice, then hands in Ada's code renamed, after the due date.
+	send("Ben", rl, "submit", different, verdict(rl, wa, restart))
+	send("Ben", rl, "submit", different+"\n// retry\n", verdict(rl, wa, restart, dupEvent))
+	tick(3 * time.Hour)
+	send("Ben", rl, "submit", renamed, verdict(rl, ok))
+	// Cleo: a compile error, a judge failure (not charged), then the restart fault.
+	send("Cleo", rl, "submit", "package controller\nfunc {", verdict(rl, judge.OutcomeCompileError))
+	send("Cleo", rl, "submit", different, &judge.Verdict{Version: 3, Status: judge.StatusError,
+		Outcome: judge.OutcomeInternalError, Message: "judge failed", Exercise: rl})
+	send("Cleo", rl, "submit", "// "+XSS+"\n"+different, verdict(rl, wa, restart))
+	// Dev: a submission lost to a restart, then owner-refs solved on the second try.
+	lost := send("Dev", rl, "submit", solution, nil)
+	must(db.StartSubmission(ctx, lost.ID))
+	must(db.AbandonSubmission(ctx, lost.ID, "not judged (server restarted)"))
+	send("Dev", or, "submit", different, verdict(or, wa, scaleDn))
+	send("Dev", or, "submit", solution, verdict(or, ok))
+	// The formula-named learner: one wrong answer.
+	send("=HYPERLINK(\"http://evil\")", rl, "submit", different, verdict(rl, wa, scaleUp))
+	// The learner outside the class must never show up.
+	send("Eve", rl, "submit", solution, verdict(rl, ok))
+	// The instructor re-judges Ada's solution under version v2 of the tests, which it fails.
+	re := &store.Submission{LearnerID: adaSolved.LearnerID, Exercise: rl, Mode: "submit", Code: adaSolved.Code,
+		ExerciseVersion: "v2", Engine: judge.EngineVersion, Seed: 42, RejudgeOf: adaSolved.ID}
+	must(db.CreateSubmission(ctx, re))
+	f.Submissions = append(f.Submissions, re)
+	v2 := verdict(rl, wa, dupEvent)
+	v2.ExerciseVersion = "v2"
+	must(db.FinishSubmission(ctx, re.ID, v2, 2000))
+	tick(time.Minute)
+	// Still running: not yet in any report.
+	send("Ada", or, "submit", solution, nil)
+	return f
+}

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"ctrljudge/judge"
+	"ctrljudge/web/store"
+)
+
+// retryAfterSeconds is what a refused submission is told to wait.
+const retryAfterSeconds = 5
+
+type codeRequest struct {
+	Code string `json:"code"`
+	Mode string `json:"mode"` // submissions only: run or submit
+}
+
+// readCode decodes a JSON body holding code and checks its size.
+func readCode(c echo.Context) (*codeRequest, error) {
+	var req codeRequest
+	if err := c.Bind(&req); err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+			return nil, err
+		}
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "the body must be JSON: {\"code\": \"...\"}")
+	}
+	if len(req.Code) > maxCodeSize {
+		return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("the code is %d KiB; the judge takes at most %d KiB", len(req.Code)>>10, maxCodeSize>>10))
+	}
+	if !utf8.ValidString(req.Code) {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "the code is not valid UTF-8")
+	}
+	return &req, nil
+}
+
+// handleSaveDraft keeps the learner's code for the exercise.
+func (s *Server) handleSaveDraft(c echo.Context) error {
+	ex, err := s.exercise(c)
+	if err != nil {
+		return err
+	}
+	req, err := readCode(c)
+	if err != nil {
+		return err
+	}
+	l, err := s.learner(c, true)
+	if err != nil {
+		return err
+	}
+	if err := s.db.SaveDraft(c.Request().Context(), l.ID, ex.Slug, req.Code); err != nil {
+		return fmt.Errorf("save draft: %w", err)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+type submitResponse struct {
+	ID       int64  `json:"id"`
+	Events   string `json:"events"`
+	Position int    `json:"position"`
+}
+
+// handleSubmit queues code for judging: mode "run" judges the sample tests,
+// "submit" every test. It answers 202 with the event stream's address, or
+// 429 with Retry-After when the queue is full.
+func (s *Server) handleSubmit(c echo.Context) error {
+	ex, err := s.exercise(c)
+	if err != nil {
+		return err
+	}
+	req, err := readCode(c)
+	if err != nil {
+		return err
+	}
+	mode := judge.Mode(req.Mode)
+	if mode != judge.ModeRun && mode != judge.ModeSubmit {
+		return echo.NewHTTPError(http.StatusBadRequest, `mode must be "run" or "submit"`)
+	}
+	l, err := s.learner(c, true)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	// The code judged is the draft from now on.
+	if err := s.db.SaveDraft(ctx, l.ID, ex.Slug, req.Code); err != nil {
+		return fmt.Errorf("save draft: %w", err)
+	}
+	switch err := s.q.admit(l.ID); {
+	case errors.Is(err, errQueueClosed):
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
+	case err != nil:
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+		return echo.NewHTTPError(http.StatusTooManyRequests, err.Error())
+	}
+	sub := &store.Submission{
+		LearnerID: l.ID, ClassID: l.ClassID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
+		Engine: judge.EngineVersion, Mode: string(mode), Code: req.Code, Seed: judge.DefaultSeed,
+	}
+	if err := s.db.CreateSubmission(ctx, sub); err != nil {
+		s.q.cancel(l.ID)
+		return fmt.Errorf("create submission: %w", err)
+	}
+	j := newJob(sub.ID, l.ID, ex, mode, []byte(req.Code), sub.Seed)
+	s.q.push(j)
+	return c.JSON(http.StatusAccepted, submitResponse{ID: sub.ID, Events: eventsURL(sub.ID), Position: s.q.position(j)})
+}
+
+func eventsURL(id int64) string { return "/api/submissions/" + strconv.FormatInt(id, 10) + "/events" }
