@@ -59,6 +59,9 @@ type Engine struct {
 	cacheDir string
 	goVer    string
 
+	warmOnce sync.Once
+	warmErr  error
+
 	mu       sync.Mutex
 	builds   *lru[[]byte]
 	verdicts *lru[*Verdict]
@@ -113,9 +116,35 @@ func hashOf(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// warmUp is a trivial controller, built once per engine before any
+// learner's build so that a cold Go build cache (the wasip1 standard
+// library, about 10 s) never counts against a learner's build time.
+const warmUp = `package main
+
+import (
+	"context"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	return ctrl.Result{}, nil
+}
+`
+
+// Warm prepares the toolchain; Judge calls it before its first build, a
+// server may call it at start.
+func (e *Engine) Warm(ctx context.Context) error {
+	e.warmOnce.Do(func() { e.warmErr = e.builder.Warm(ctx, program([]byte(warmUp), "warmup.go")) })
+	return e.warmErr
+}
+
 // build compiles code to wasm once per content: concurrent and repeated
 // requests share the result, in memory and in CacheDir.
 func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byte, bool, error) {
+	if err := e.Warm(ctx); err != nil {
+		return nil, false, fmt.Errorf("warming the Go toolchain: %w", err)
+	}
 	key := hashOf(EngineVersion, e.goVer, string(code), fileName)
 	e.mu.Lock()
 	if w, ok := e.builds.get(key); ok {

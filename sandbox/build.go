@@ -19,7 +19,10 @@ import (
 )
 
 const (
+	// maxBuildTime bounds a learner's build; maxWarmTime the first build
+	// on a machine, which compiles the wasip1 standard library (~10 s).
 	maxBuildTime   = 10 * time.Second
+	maxWarmTime    = 5 * time.Minute
 	maxSourceBytes = 64 << 10
 	maxModuleBytes = 16 << 20
 )
@@ -118,9 +121,20 @@ func (b *Builder) GoVersion() (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// Warm builds a trusted program with a generous deadline, so the build
+// cache holds the standard library before any untrusted build is timed.
+func (b *Builder) Warm(ctx context.Context, p Program) error {
+	_, err := b.build(ctx, p, maxWarmTime)
+	return err
+}
+
 // Build compiles p to a wasm reactor module. A problem with the program is
 // a *BuildError; any other error is the host's.
 func (b *Builder) Build(ctx context.Context, p Program) ([]byte, error) {
+	return b.build(ctx, p, maxBuildTime)
+}
+
+func (b *Builder) build(ctx context.Context, p Program, limit time.Duration) ([]byte, error) {
 	if len(p.Main) > maxSourceBytes {
 		return nil, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, maxSourceBytes>>10)}
 	}
@@ -159,7 +173,7 @@ func (b *Builder) Build(ctx context.Context, p Program) ([]byte, error) {
 		}
 	}
 	out := filepath.Join(tmp, "module.wasm")
-	ctx, cancel := context.WithTimeout(ctx, maxBuildTime)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, b.goBin, "build", "-buildmode=c-shared", "-trimpath", "-o", out, p.Package)
 	cmd.Dir = dir
@@ -168,7 +182,7 @@ func (b *Builder) Build(ctx context.Context, p Program) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return nil, &BuildError{Message: fmt.Sprintf("the build took longer than %v", maxBuildTime)}
+			return nil, &BuildError{Message: fmt.Sprintf("the build took longer than %v", limit)}
 		}
 		if _, ok := err.(*exec.ExitError); !ok {
 			return nil, fmt.Errorf("sandbox: running go build: %w", err)

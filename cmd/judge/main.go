@@ -96,6 +96,28 @@ func loadCatalog(dir string) (*judge.Catalog, error) {
 	return judge.LoadCatalog(fsys)
 }
 
+// findExercise parses args and finds the exercise the first positional
+// argument names; maxPos bounds the positional arguments. A non-zero code
+// means the caller should return it.
+func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usage string) (*judge.Exercise, []string, int) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, nil, 2
+	}
+	if len(pos) < 1 || len(pos) > maxPos {
+		return nil, nil, fail("usage: judge %s", usage)
+	}
+	cat, err := loadCatalog(*dir)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	ex, err := cat.Find(pos[0])
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	return ex, pos[1:], 0
+}
+
 func fail(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "judge: "+format+"\n", args...)
 	return 1
@@ -121,20 +143,9 @@ func cmdList(args []string) int {
 
 func cmdSolution(args []string) int {
 	fs, dir := newFlags("solution")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		return fail("usage: judge solution ID")
-	}
-	cat, err := loadCatalog(*dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	ex, err := cat.Find(pos[0])
-	if err != nil {
-		return fail("%v", err)
+	ex, _, code := findExercise(fs, dir, args, 1, "solution ID")
+	if ex == nil {
+		return code
 	}
 	fmt.Printf("%s\n\n%s\n", bold(fmt.Sprintf("%d. %s — explanation", ex.Number, ex.Title)), strings.TrimSpace(ex.Explanation))
 	fmt.Printf("\n%s\n\n%s", bold("Reference solution ("+ex.FileName()+")"), ex.Solution)

@@ -17,20 +17,9 @@ func workspaceDir(ex *judge.Exercise) string { return strconv.Itoa(ex.Number) + 
 func cmdStart(args []string) int {
 	fset, dir := newFlags("start")
 	into := fset.String("dir", "", "write the workspace into `DIR` (default: ./NUMBER-SLUG)")
-	pos, err := parseFlags(fset, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		return fail("usage: judge start ID")
-	}
-	cat, err := loadCatalog(*dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	ex, err := cat.Find(pos[0])
-	if err != nil {
-		return fail("%v", err)
+	ex, _, code := findExercise(fset, dir, args, 1, "start ID [--dir DIR]")
+	if ex == nil {
+		return code
 	}
 	root := *into
 	if root == "" {

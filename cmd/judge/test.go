@@ -21,24 +21,14 @@ func cmdTest(args []string) int {
 	seed := fs.Uint64("seed", judge.DefaultSeed, "the seed that drives every choice of the simulation")
 	only := fs.String("test", "", "run only the test with this `NAME`")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return 2
+	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE]")
+	if ex == nil {
+		return rc
 	}
-	if len(pos) < 1 || len(pos) > 2 {
-		return fail("usage: judge test ID [FILE]")
-	}
-	cat, err := loadCatalog(*dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	ex, err := cat.Find(pos[0])
-	if err != nil {
-		return fail("%v", err)
-	}
-	file := ""
-	if len(pos) == 2 {
-		file = pos[1]
+	var file string
+	var err error
+	if len(rest) == 1 {
+		file = rest[0]
 	} else if file, err = findWorkspaceFile(ex); err != nil {
 		return fail("%v", err)
 	}
@@ -82,9 +72,11 @@ func cmdTest(args []string) int {
 	return 0
 }
 
+// newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
+// folder, so a second `judge test` of the same file is instant.
 func newEngine() (*judge.Engine, error) {
-	opts := judge.Options{}
-	if d, err := os.UserCacheDir(); err == nil {
+	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE")}
+	if d, err := os.UserCacheDir(); err == nil && opts.CacheDir == "" {
 		opts.CacheDir = filepath.Join(d, "ctrljudge")
 	}
 	return judge.NewEngine(opts)
