@@ -77,7 +77,6 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	rc = rc.WithCompilationCache(cache).
 		WithMemoryLimitPages(memoryLimitPages).
 		WithCloseOnContextDone(true)
-	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -131,7 +130,9 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	}
 	r.mu.Unlock()
 
-	cm, err := r.rt.CompileModule(ctx, wasm)
+	// wazero reads the worker count from the compile call's context; on
+	// two cores two workers halve the time, more do not help.
+	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasm)
 	if err == nil {
 		err = checkImports(cm)
 	}
