@@ -35,7 +35,7 @@ bench: build
 
 # Rebuild the editor bundle (web/static/editor.js, committed) from npm.
 web:
-	cd web/assets && npm ci && npm run build
+	cd web/assets && npm ci --no-audit --no-fund && npm run build
 
 # The end-to-end test drives a real headless Chromium.
 browser:

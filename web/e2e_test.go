@@ -36,9 +36,6 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
 	}
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
 	shots := os.Getenv("CTRLJUDGE_SCREENSHOTS")
 
 	data := t.TempDir()
@@ -252,6 +249,17 @@ func TestBrowser(t *testing.T) {
 	}
 	// Keyboard: Esc leaves the editor for the Run button; Ctrl+Enter runs
 	// the sample tests.
+	// Ctrl+F opens CodeMirror's search panel; the first Esc closes it, the
+	// second leaves the editor.
+	eval("focus editor", "window.cjEditor.focus()")
+	do("ctrl+f", chromedp.KeyEvent("f", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if open := eval("search panel", `!!document.querySelector("#editor").shadowRoot.querySelector(".cm-search")`); open != true {
+		t.Error("Ctrl+F opened no search panel")
+	}
+	do("escape", chromedp.KeyEvent(kb.Escape))
+	if open := eval("search panel", `!!document.querySelector("#editor").shadowRoot.querySelector(".cm-search")`); open != false {
+		t.Error("Esc left the search panel open")
+	}
 	eval("focus editor", "window.cjEditor.focus()")
 	do("escape", chromedp.KeyEvent(kb.Escape))
 	if id := eval("focus", "document.activeElement.id"); id != "btn-run" {
@@ -289,8 +297,9 @@ func TestBrowser(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
+	// Errors, CSP refusals (reported as errors) and uncaught exceptions.
 	for _, m := range console {
-		if strings.Contains(m, "Content Security Policy") || strings.Contains(strings.ToLower(m), "exception") || strings.Contains(m, "Uncaught") {
+		if strings.HasPrefix(m, "error") || strings.HasPrefix(m, "exception") || strings.Contains(m, "Content Security Policy") {
 			t.Errorf("browser console: %s", m)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -20,8 +21,8 @@ const heartbeatInterval = 15 * time.Second
 // handleEvents streams a submission's progress as server-sent events:
 // queued (position), compiling, running (index, total, name), test (one
 // rendered card), then done (the whole rendered result) or not_judged. Event
-// ids are positions in the job's log, so a reconnecting EventSource resumes
-// where it stopped.
+// ids are positions in the job's log (after this run's epoch), so a
+// reconnecting EventSource resumes where it stopped.
 func (s *Server) handleEvents(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -50,15 +51,14 @@ func (s *Server) handleEvents(c echo.Context) error {
 	}
 	// Finished before the stream was opened, or by an earlier run of the
 	// server: replay the stored result.
-	ex, _ := s.cat.Find(sub.Exercise)
-	j := newJob(sub.ID, sub.LearnerID, ex, judge.Mode(sub.Mode), nil, sub.Seed)
+	j := newJob(sub.ID, sub.LearnerID, nil, judge.Mode(sub.Mode), nil, sub.Seed)
 	switch sub.State {
 	case "done":
 		var v judge.Verdict
 		if err := json.Unmarshal(sub.Verdict, &v); err != nil {
 			return fmt.Errorf("submission %d: stored verdict: %w", id, err)
 		}
-		j.publish("done", s.doneEvent(ex, &v, sub.DurationMs))
+		j.publish("done", s.doneEvent(&v, sub.DurationMs))
 	case "not_judged":
 		j.publish("not_judged", map[string]string{"note": sub.Note})
 	default:
@@ -69,11 +69,15 @@ func (s *Server) handleEvents(c echo.Context) error {
 }
 
 // stream sends j's events until the final one. With resume, events the
-// client already has (up to Last-Event-ID) are skipped.
+// client already has (up to Last-Event-ID) are skipped. Ids carry the
+// server's epoch: after a restart the job's log starts again, and an id
+// from the old log must not skip events of the new one.
 func (s *Server) stream(c echo.Context, j *job, resume bool) error {
 	next := 0
-	if last, err := strconv.Atoi(c.Request().Header.Get("Last-Event-ID")); resume && err == nil && last >= 0 {
-		next = last + 1
+	if epoch, n, ok := strings.Cut(c.Request().Header.Get("Last-Event-ID"), "."); resume && ok && epoch == s.epoch {
+		if last, err := strconv.Atoi(n); err == nil && last >= 0 {
+			next = last + 1
+		}
 	}
 	w := c.Response()
 	h := w.Header()
@@ -92,7 +96,7 @@ func (s *Server) stream(c echo.Context, j *job, resume bool) error {
 	for {
 		evs, wake := j.since(next)
 		for _, ev := range evs {
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", next, ev.name, ev.data); err != nil {
+			if _, err := fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.name, ev.data); err != nil {
 				return nil
 			}
 			next++
@@ -114,7 +118,7 @@ func (s *Server) stream(c echo.Context, j *job, resume bool) error {
 			// Shutdown settled every job, so the final event is in the log.
 			evs, _ := j.since(next)
 			for _, ev := range evs {
-				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", next, ev.name, ev.data)
+				fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.name, ev.data)
 				next++
 			}
 			w.Flush()

@@ -26,7 +26,7 @@ func TestPages(t *testing.T) {
 		{"/?difficulty=hard", 200, []string{`data-difficulty="medium" data-status="not started" data-search="171 The reconcile loop`, ` hidden>`}},
 		{"/chapters/controller-pattern", 200, []string{"The controller pattern", "Exercises in this chapter", `href="/exercises/171"`}},
 		{"/chapters/nope", 404, []string{"no such chapter"}},
-		{"/exercises/171", 200, []string{"171. The reconcile loop", `id="editor"`, `id="page-data"`, "judge test 171 reconcile-loop.go --run"}},
+		{"/exercises/171", 200, []string{"171. The reconcile loop", `id="editor"`, `id="page-data"`, "judge test 171 --run"}},
 		{"/exercises/reconcile-loop", 200, []string{"171. The reconcile loop"}},
 		{"/exercises/9999", 404, []string{"no such exercise"}},
 		{"/exercises/..%2f..%2fetc", 404, []string{"no such exercise"}},
@@ -145,7 +145,7 @@ func TestSubmitStreamsProgress(t *testing.T) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
 	for i, ev := range evs {
-		if ev.ID != strconv.Itoa(i) {
+		if ev.ID != env.srv.epoch+"."+strconv.Itoa(i) {
 			t.Errorf("event %d has id %q", i, ev.ID)
 		}
 	}
@@ -193,11 +193,16 @@ func TestStreamResumesAfterLastEventID(t *testing.T) {
 	c := env.client()
 	sr := c.submit("171", "run", "package main")
 	<-fake.started
-	resp := c.open(sr.Events, map[string]string{"Last-Event-ID": "0"})
+	// An id from an earlier run of the server resumes nothing.
+	stale := c.open(sr.Events, map[string]string{"Last-Event-ID": "old.5"})
+	resp := c.open(sr.Events, map[string]string{"Last-Event-ID": env.srv.epoch + ".0"})
 	close(fake.hold)
 	evs := c.read(resp)
-	if evs[0].ID != "1" || evs[0].Name != "compiling" || names(evs)[len(evs)-1] != "done" {
+	if evs[0].ID != env.srv.epoch+".1" || evs[0].Name != "compiling" || names(evs)[len(evs)-1] != "done" {
 		t.Errorf("resumed stream %v from id %s", names(evs), evs[0].ID)
+	}
+	if all := c.read(stale); all[0].Name != "queued" || len(all) != len(evs)+1 {
+		t.Errorf("stream with a stale id: %v", names(all))
 	}
 }
 
@@ -587,10 +592,9 @@ func TestMarkdown(t *testing.T) {
 
 func TestDoneEventJSON(t *testing.T) {
 	env := newEnv(t, Config{}, nil)
-	ex, _ := env.cat.Find("171")
 	v := &judge.Verdict{Outcome: judge.OutcomeCompileError, Status: judge.StatusError, Mode: judge.ModeRun,
 		Message: "did not compile", Diagnostics: []judge.Diagnostic{{File: "reconcile-loop.go", Line: 3, Column: 2, Message: "undefined: x"}}}
-	ev := env.srv.doneEvent(ex, v, 10)
+	ev := env.srv.doneEvent(v, 10)
 	b, err := json.Marshal(ev)
 	if err != nil {
 		t.Fatal(err)

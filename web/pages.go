@@ -236,14 +236,15 @@ func (s *Server) solution(ex *judge.Exercise) *solutionPart {
 	return &solutionPart{Explanation: s.docs.explanation[ex.Slug], Code: s.docs.solution[ex.Slug]}
 }
 
-// localCommands are the judge commands that work on the learner's file on
-// their own machine: a workspace, the sample tests, every test, another seed.
+// localCommands are the judge commands for the learner's own machine: a
+// workspace, the sample tests, every test, another seed. judge test finds
+// the file in the workspace folder (or the current one).
 func localCommands(ex *judge.Exercise) []string {
 	return []string{
 		fmt.Sprintf("judge start %s", ex.ID()),
-		fmt.Sprintf("judge test %s %s --run", ex.ID(), ex.FileName()),
-		fmt.Sprintf("judge test %s %s", ex.ID(), ex.FileName()),
-		fmt.Sprintf("judge test %s %s --seed 7", ex.ID(), ex.FileName()),
+		fmt.Sprintf("judge test %s --run", ex.ID()),
+		fmt.Sprintf("judge test %s", ex.ID()),
+		fmt.Sprintf("judge test %s --seed 7", ex.ID()),
 	}
 }
 

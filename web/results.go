@@ -54,7 +54,7 @@ func newResults(v *judge.Verdict, ms int64) results {
 
 // doneEvent is the stream's final event for a verdict: the whole result,
 // rendered, plus what the page's script needs to act on it.
-func (s *Server) doneEvent(ex *judge.Exercise, v *judge.Verdict, ms int64) map[string]any {
+func (s *Server) doneEvent(v *judge.Verdict, ms int64) map[string]any {
 	return map[string]any{
 		"outcome":     v.Outcome,
 		"passed":      v.Passed,

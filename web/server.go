@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -54,6 +55,7 @@ type Server struct {
 	assets *assets
 	q      *queue
 	log    *slog.Logger
+	epoch  string // this run's prefix for event ids
 
 	workers      sync.WaitGroup
 	judgeCtx     context.Context // cancelled when shutdown's grace runs out
@@ -72,7 +74,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 func newServer(cfg Config, eng judger) (*Server, error) {
-	s := &Server{db: cfg.DB, eng: eng, cat: cfg.Catalog, log: cfg.Logger, closing: make(chan struct{})}
+	s := &Server{db: cfg.DB, eng: eng, cat: cfg.Catalog, log: cfg.Logger, closing: make(chan struct{}),
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -247,7 +250,7 @@ func (s *Server) judgeJob(j *job) {
 		s.abandon(j, "the result could not be saved")
 		return
 	}
-	j.publish("done", s.doneEvent(j.ex, v, ms))
+	j.publish("done", s.doneEvent(v, ms))
 	s.q.finish(j)
 }
 

@@ -15,7 +15,7 @@ import (
 
 const (
 	sessionCookie = "cj_session"
-	sessionMaxAge = 180 * 24 * time.Hour
+	sessionMaxAge = 60 * 24 * time.Hour // as long as the store keeps a learner's session
 )
 
 const learnerKey = "learner"

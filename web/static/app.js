@@ -71,7 +71,6 @@
         if (j >= 0) { e.preventDefault(); select(tabs[j], true); }
       });
     });
-    return select;
   }
 
   function initSplitter() {
@@ -113,7 +112,7 @@
     const dataEl = $("#page-data");
     if (!dataEl) return;
     const page = JSON.parse(dataEl.textContent);
-    const selectTab = initTabs($(".pane.left"));
+    initTabs($(".pane.left"));
     initSplitter();
 
     const status = $("#status");
@@ -267,7 +266,12 @@
         const d = data(e);
         status.textContent = d.position > 1 ? "Queued: " + (d.position - 1) + " ahead of you…" : "Queued: you are next…";
       });
-      es.addEventListener("compiling", () => { status.textContent = "Compiling…"; });
+      es.addEventListener("compiling", () => {
+        // A judgement starting again (the server restarted) replaces any
+        // cards of the interrupted one.
+        cards.textContent = "";
+        status.textContent = "Compiling…";
+      });
       es.addEventListener("running", (e) => {
         const d = data(e);
         status.textContent = "Running test " + d.index + " of " + d.total + ": " + d.name + "…";
@@ -334,7 +338,6 @@
       } catch (e) {}
     }
     if (page.pending) follow("/api/submissions/" + page.pending + "/events");
-    void selectTab;
   }
 
   async function errorText(r) {
