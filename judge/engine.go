@@ -33,9 +33,12 @@ type Options struct {
 	// CacheDir keeps built and compiled modules across runs ("" keeps them
 	// in memory). It must be private to the judge.
 	CacheDir string
-	// Interpreter runs modules in wazero's interpreter instead of
-	// compiling them (slower calls, faster start).
-	Interpreter bool
+	// Compiler runs modules compiled to machine code by wazero's
+	// optimizing compiler instead of its interpreter. The interpreter is
+	// the default: a learner's module is new code that runs for well under
+	// a second, and compiling it costs more than interpreting it saves
+	// (see RATIONALE.md for the figures).
+	Compiler bool
 }
 
 // Submission is one piece of learner code to judge.
@@ -84,7 +87,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go version: %w", err)
 	}
-	cfg := sandbox.Config{Interpreter: opts.Interpreter}
+	cfg := sandbox.Config{Interpreter: !opts.Compiler}
 	if opts.CacheDir != "" {
 		cfg.CacheDir = filepath.Join(opts.CacheDir, "wazero")
 		if err := os.MkdirAll(filepath.Join(opts.CacheDir, "wasm"), 0o700); err != nil {

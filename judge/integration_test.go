@@ -220,3 +220,24 @@ func TestReplayReproducesAFailure(t *testing.T) {
 		t.Fatalf("replay differs:\n%s\n%s", a, b)
 	}
 }
+
+// The interpreter and the compiler must give the same verdict: the engine
+// is a speed choice, never a correctness one.
+func TestEnginesAgree(t *testing.T) {
+	engine(t)
+	ex := exercise171(t)
+	var outs [][]byte
+	for _, compiler := range []bool{false, true} {
+		eng, err := NewEngine(Options{Compiler: compiler})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: ex.Starter, Seed: 3})
+		b, _ := json.Marshal(v)
+		outs = append(outs, b)
+		eng.Close()
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatalf("interpreter and compiler disagree:\n%s\n%s", outs[0], outs[1])
+	}
+}
