@@ -29,7 +29,7 @@
 //   - The editor bundle (static/editor.js) is built from web/assets with
 //     npm and esbuild and committed, so running the server needs no npm.
 //   - A learner is whoever holds the session cookie; one without a cookie gets
-//     an anonymous learner on the first page view or state-changing request,
+//     an anonymous learner on the first state-changing request (a draft, a submission),
 //     and may sign in to a class with a name and a join code. The instructor
 //     pages (package instructor) are mounted under /instructor, and their
 //     re-judges go through the same queue.

@@ -66,14 +66,26 @@ func TestExercisePageData(t *testing.T) {
 	if strings.Contains(r.body, "<script>") && !strings.Contains(r.body, `<script type="application/json"`) {
 		t.Error("inline script in page")
 	}
-	var session *http.Cookie
-	for _, ck := range r.Cookies() {
-		if ck.Name == sessionCookie {
-			session = ck
+	// A page view makes no learner (a crawler would fill the table);
+	// the first saved draft does.
+	sessionOf := func(r response) *http.Cookie {
+		for _, ck := range r.Cookies() {
+			if ck.Name == sessionCookie {
+				return ck
+			}
 		}
+		return nil
 	}
-	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
-		t.Fatalf("session cookie %+v", session)
+	if ck := sessionOf(r); ck != nil {
+		t.Fatalf("a page view set a session: %+v", ck)
+	}
+	w := c.do(http.MethodPut, "/api/exercises/171/draft", jsonBody(map[string]string{"code": "package main // mine"}), nil)
+	session := sessionOf(w)
+	if w.StatusCode >= 300 || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("draft save: %d, session cookie %+v", w.StatusCode, session)
+	}
+	if d := pageDataOf(t, c.get("/exercises/171").body); d.Draft != "package main // mine" {
+		t.Fatalf("draft after save: %q", d.Draft)
 	}
 }
 

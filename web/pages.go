@@ -76,11 +76,11 @@ func (s *Server) rows(exs []*judge.Exercise, progress map[string]string, f filte
 
 // handleHome lists chapters and exercises with the learner's progress.
 func (s *Server) handleHome(c echo.Context) error {
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false) // a page view creates no learner
 	if err != nil {
 		return err
 	}
-	progress, err := s.db.Progress(c.Request().Context(), l.ID)
+	progress, err := s.db.Progress(c.Request().Context(), learnerID(l))
 	if err != nil {
 		return fmt.Errorf("progress: %w", err)
 	}
@@ -109,11 +109,11 @@ func (s *Server) handleChapter(c echo.Context) error {
 	if ch == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "no such chapter")
 	}
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false) // a page view creates no learner
 	if err != nil {
 		return err
 	}
-	progress, err := s.db.Progress(c.Request().Context(), l.ID)
+	progress, err := s.db.Progress(c.Request().Context(), learnerID(l))
 	if err != nil {
 		return fmt.Errorf("progress: %w", err)
 	}
@@ -172,23 +172,23 @@ func (s *Server) handleExercise(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false) // a page view creates no learner
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	progress, err := s.db.Progress(ctx, l.ID)
+	progress, err := s.db.Progress(ctx, learnerID(l))
 	if err != nil {
 		return fmt.Errorf("progress: %w", err)
 	}
-	draft, ok, err := s.db.Draft(ctx, l.ID, ex.Slug)
+	draft, ok, err := s.db.Draft(ctx, learnerID(l), ex.Slug)
 	if err != nil {
 		return fmt.Errorf("draft: %w", err)
 	}
 	if !ok {
 		draft = string(ex.Starter)
 	}
-	history, err := s.db.Submissions(ctx, l.ID, ex.Slug, historyLimit)
+	history, err := s.db.Submissions(ctx, learnerID(l), ex.Slug, historyLimit)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
@@ -260,7 +260,7 @@ func (s *Server) handleSolution(c echo.Context) error {
 		return err
 	}
 	if l != nil {
-		progress, err := s.db.Progress(c.Request().Context(), l.ID)
+		progress, err := s.db.Progress(c.Request().Context(), learnerID(l))
 		if err != nil {
 			return fmt.Errorf("progress: %w", err)
 		}

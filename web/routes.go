@@ -30,7 +30,9 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/api/exercises/:id/submissions", s.handleSubmit)
 	e.GET("/api/submissions/:id/events", s.handleEvents)
 	e.GET("/static/:name", s.handleStatic)
+	e.HEAD("/static/:name", s.handleStatic)
 	e.GET("/healthz", s.handleHealth)
+	e.HEAD("/healthz", s.handleHealth)
 	return e
 }
 

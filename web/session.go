@@ -50,6 +50,15 @@ func (s *Server) learner(c echo.Context, create bool) (*store.Learner, error) {
 	return l, nil
 }
 
+// learnerID is 0, which matches no records, for a visitor who has not
+// saved or submitted anything yet.
+func learnerID(l *store.Learner) int64 {
+	if l == nil {
+		return 0
+	}
+	return l.ID
+}
+
 func (s *Server) setSession(c echo.Context, token string) {
 	c.SetCookie(&http.Cookie{
 		Name: sessionCookie, Value: token, Path: "/",
@@ -65,7 +74,7 @@ type signInPage struct {
 
 // handleSignInPage shows the sign-in form.
 func (s *Server) handleSignInPage(c echo.Context) error {
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false)
 	if err != nil {
 		return err
 	}
