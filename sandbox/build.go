@@ -108,7 +108,7 @@ func NewBuilder() (*Builder, error) {
 	env := []string{
 		"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0",
 		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off",
-		"GOENV=off", "GONOSUMDB=*", "GONOSUMCHECK=1", "GOTELEMETRY=off",
+		"GOENV=off", "GOSUMDB=off", "GOTELEMETRY=off",
 		"GOCACHE=" + lines[0], "GOROOT=" + lines[1],
 		"PATH=" + filepath.Dir(goBin),
 	}
