@@ -70,6 +70,13 @@ func cmdServe(args []string) int {
 		return fail("start the judge: %v", err)
 	}
 	defer eng.Close()
+	// Build the standard library for wasip1 now, not on the first
+	// learner's submission (about 10 s on a fresh machine).
+	go func() {
+		if err := eng.Warm(context.Background()); err != nil {
+			log.Error("warming the Go toolchain", "err", err)
+		}
+	}()
 
 	srv, err := web.New(web.Config{DB: db, Catalog: cat, Engine: eng, Workers: *workers, QueueCap: *queue, Logger: log})
 	if err != nil {
