@@ -276,6 +276,10 @@ func validSlug(s string) bool {
 // removed before a learner sees the file.
 const buildIgnore = "//go:build ignore\n"
 
+// LearnerSource is a source file as a learner sees it: without the
+// `//go:build ignore` line that keeps exercise files out of this module.
+func LearnerSource(b []byte) []byte { return learnerSource(b) }
+
 func learnerSource(b []byte) []byte {
 	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
 	if bytes.HasPrefix(b, []byte(buildIgnore)) {

@@ -309,6 +309,10 @@ func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
 // describeObject says in a few words what a test's object is.
 func describeObject(o ctrl.Object, m model) string {
 	s := string(o.GetObjectKind()) + " " + o.GetObjectMeta().Name
+	// A model may say what matters to its exercise family instead.
+	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok && d.describe(o) != "" {
+		return s + " (" + d.describe(o) + ")"
+	}
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		ru := x.Spec.Strategy.RollingUpdate
@@ -364,6 +368,10 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 	r.Oracle = s.fail.oracle
 	r.Message = s.fail.message
 	r.Hint = oracleHints[r.Oracle]
+	// A model may word a hint for its own exercise family.
+	if h, ok := s.model.(interface{ hint(oracle string) string }); ok && h.hint(r.Oracle) != "" {
+		r.Hint = h.hint(r.Oracle)
+	}
 	r.Faults = s.faultLog
 	r.Replay = ReplayCommand(ex, t.Name, seed)
 	r.Trace = s.trace

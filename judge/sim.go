@@ -390,6 +390,10 @@ func (s *sim) reconcile(key string) {
 		s.ctl = nil // a trapped instance is discarded
 		var trap *sandbox.Trap
 		if errors.As(err, &trap) && errors.Is(trap.Err, errCrash) {
+			// A crashed call returned no error: an earlier one must not
+			// outlive it, or a key whose object the crashed call deleted
+			// (and so never reconciled again) would seem to fail at rest.
+			s.lastErr[key] = ""
 			s.restartAfterCrash()
 			return
 		}

@@ -1,0 +1,214 @@
+package judge
+
+import (
+	"strconv"
+	"strings"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func init() { models["deployment-status"] = statusModel{} }
+
+// statusModel: a controller that only reports. Each Deployment's status
+// must count its Pods as they are on the API server, and observedGeneration
+// must name the spec that status describes. The Pods are the test's; the
+// controller writes nothing but Deployment status.
+//
+// Pods being deleted and Failed Pods count in none of the fields; of the
+// others:
+//
+//	replicas           all of them
+//	updatedReplicas    those on the template's image
+//	readyReplicas      the Ready ones
+//	availableReplicas  the Ready ones on the template's image
+type statusModel struct{}
+
+// wantStatus is the status Deployment d should report, from the API
+// server's Pods (not the controller's cache).
+func wantStatus(w *world, d *ctrl.Deployment) ctrl.DeploymentStatus {
+	st := ctrl.DeploymentStatus{ObservedGeneration: d.Generation}
+	img := ctrl.PodImage(&d.Spec.Template.Spec)
+	for _, p := range statusPods(w, d) {
+		if p.DeletionTimestamp != nil || p.Status.Phase == ctrl.PodFailed {
+			continue
+		}
+		current := ctrl.PodImage(&p.Spec) == img
+		ready := ctrl.IsPodReady(p)
+		st.Replicas++
+		if current {
+			st.UpdatedReplicas++
+		}
+		if ready {
+			st.ReadyReplicas++
+		}
+		if ready && current {
+			st.AvailableReplicas++
+		}
+	}
+	return st
+}
+
+// statusPods returns every Pod d controls, terminating and failed ones
+// included, in name order.
+func statusPods(w *world, d *ctrl.Deployment) []*ctrl.Pod {
+	var out []*ctrl.Pod
+	for _, o := range w.list(ctrl.KindPod) {
+		p := o.(*ctrl.Pod)
+		if p.Namespace == d.Namespace && ctrl.IsControlledBy(p, d) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// statusMismatches says in plain words where have differs from want, or
+// returns "".
+func statusMismatches(d *ctrl.Deployment, have, want ctrl.DeploymentStatus) string {
+	img := ctrl.PodImage(&d.Spec.Template.Spec)
+	var counts []string
+	field := func(name string, got, n int32, truth string) {
+		if got != n {
+			counts = append(counts, "status."+name+" is "+itoa(got)+", but "+truth)
+		}
+	}
+	field("replicas", have.Replicas, want.Replicas, "the Deployment has "+pods(int(want.Replicas)))
+	field("updatedReplicas", have.UpdatedReplicas, want.UpdatedReplicas,
+		"it has "+pods(int(want.UpdatedReplicas))+" on the template's image "+img)
+	field("readyReplicas", have.ReadyReplicas, want.ReadyReplicas, "it has "+readyPods(want.ReadyReplicas))
+	field("availableReplicas", have.AvailableReplicas, want.AvailableReplicas,
+		"it has "+readyPods(want.AvailableReplicas)+" on the template's image "+img)
+	var out []string
+	if len(counts) > 0 {
+		out = append(out, strings.Join(counts, "; ")+" (a Failed Pod, or one being deleted, counts in none of these).")
+	}
+	if have.ObservedGeneration != want.ObservedGeneration {
+		out = append(out, "status.observedGeneration is "+strconv.FormatInt(have.ObservedGeneration, 10)+
+			", but metadata.generation is "+strconv.FormatInt(want.ObservedGeneration, 10)+
+			": the status does not say that it describes the current spec.")
+	}
+	return strings.Join(out, " ")
+}
+
+// readyPods says "1 Ready Pod", "3 Ready Pods".
+func readyPods(n int32) string {
+	if n == 1 {
+		return "1 Ready Pod"
+	}
+	return itoa(n) + " Ready Pods"
+}
+
+// describeStatusPods lists the Pods in the words a learner needs here:
+// image and state, including those on their way out.
+func describeStatusPods(ps []*ctrl.Pod) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		s := p.Name + " " + ctrl.PodImage(&p.Spec)
+		switch {
+		case p.DeletionTimestamp != nil:
+			s += " being deleted"
+		case p.Status.Phase == ctrl.PodFailed:
+			s += " Failed"
+		case ctrl.IsPodReady(p):
+			s += " Ready"
+		default:
+			s += " not Ready"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (statusModel) converged(w *world) (bool, string) {
+	for _, o := range w.list(ctrl.KindDeployment) {
+		d := o.(*ctrl.Deployment)
+		if d.DeletionTimestamp != nil {
+			continue
+		}
+		if bad := statusMismatches(d, d.Status, wantStatus(w, d)); bad != "" {
+			return false, "Deployment " + d.Name + ": " + bad + " Its Pods: " + describeStatusPods(statusPods(w, d)) + "."
+		}
+	}
+	return true, ""
+}
+
+// checkWrite: a reporting controller writes status and nothing else, and a
+// status never claims a generation the Deployment has not reached.
+func (statusModel) checkWrite(w *world, wr *write) string {
+	m := wr.Object.GetObjectMeta()
+	kind := string(wr.Object.GetObjectKind())
+	d, ok := wr.Object.(*ctrl.Deployment)
+	if !ok || wr.Verb == "create" || wr.Verb == "delete" {
+		return "Your controller wrote to " + kind + " " + m.Name + " (" + wr.Verb + "). This controller only reports what it sees: " +
+			"the Pods and Deployments are the test's, and its one write is a Deployment's status."
+	}
+	if wr.Verb == "update" && wr.Before != nil && wr.Before.GetObjectMeta().Generation != m.Generation {
+		return "Your update changed the spec of Deployment " + d.Name + " (generation " +
+			strconv.FormatInt(wr.Before.GetObjectMeta().Generation, 10) + " became " + strconv.FormatInt(m.Generation, 10) +
+			"). The spec is the user's; this controller writes only status, with UpdateStatus."
+	}
+	if og := d.Status.ObservedGeneration; og > m.Generation {
+		return "Your " + wr.Verb + " of Deployment " + d.Name + " set status.observedGeneration to " + strconv.FormatInt(og, 10) +
+			", but the Deployment is only at generation " + strconv.FormatInt(m.Generation, 10) +
+			": observedGeneration names the spec the status describes, so it is metadata.generation as read, never more."
+	}
+	return ""
+}
+
+// hint points a learner at the usual cause of each failure in a
+// reporting controller (run.go's general hints speak of taking steps).
+func (statusModel) hint(oracle string) string {
+	return statusHints[oracle]
+}
+
+var statusHints = map[string]string{
+	"convergence": "Compare the counts with the Pods listed: which Pods does each field count? Is the status written with UpdateStatus, and is a failed write returned so that it is retried?",
+	"idempotency": "Compute the status, compare it with the one stored on the Deployment, and write only when they differ.",
+	"safety":      "This controller writes one thing: the Deployment's status, with observedGeneration copied from metadata.generation.",
+	"writes":      "Decide from the Deployment you read: write only when its stored status differs from the one you computed.",
+}
+
+// sample: desired is the Pods that count (what status.replicas should
+// say), actual and ready are what the statuses report.
+func (statusModel) sample(w *world) (desired, actual, ready int) {
+	for _, o := range w.list(ctrl.KindDeployment) {
+		d := o.(*ctrl.Deployment)
+		if d.DeletionTimestamp != nil {
+			continue
+		}
+		desired += int(wantStatus(w, d).Replicas)
+		actual += int(d.Status.Replicas)
+		ready += int(d.Status.ReadyReplicas)
+	}
+	return desired, actual, ready
+}
+
+// describe says what a test's Deployment starts with: its image and the
+// status it already reports. Pods keep run.go's words.
+func (m statusModel) describe(o ctrl.Object) string {
+	d, ok := o.(*ctrl.Deployment)
+	if !ok {
+		return ""
+	}
+	s := "image " + ctrl.PodImage(&d.Spec.Template.Spec)
+	if d.Status == (ctrl.DeploymentStatus{}) {
+		return s + ", no status yet"
+	}
+	return s + ", status: " + m.detail(d)
+}
+
+// detail renders a Deployment's status (so a write sequence shows what was
+// reported) and a Pod's image.
+func (statusModel) detail(o ctrl.Object) string {
+	switch x := o.(type) {
+	case *ctrl.Deployment:
+		st := x.Status
+		return "replicas " + itoa(st.Replicas) + ", updated " + itoa(st.UpdatedReplicas) + ", ready " + itoa(st.ReadyReplicas) +
+			", available " + itoa(st.AvailableReplicas) + ", observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10)
+	case *ctrl.Pod:
+		return ctrl.PodImage(&x.Spec)
+	}
+	return ""
+}
