@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,8 +266,8 @@ func (s *sim) deliver() {
 		} else {
 			s.cache[key] = ev.Object
 		}
-		req, ok := s.requestFor(ev.Object)
-		if !ok {
+		reqs := s.requestsFor(ev.Object)
+		if len(reqs) == 0 {
 			continue
 		}
 		if s.maybe(faultMissedEvent) {
@@ -275,25 +276,37 @@ func (s *sim) deliver() {
 				ev.Object.GetObjectMeta().Name+" was lost on its way to your controller (the periodic resync will catch up).")
 			continue
 		}
-		s.queue.add(req)
+		for _, req := range reqs {
+			s.queue.add(req)
+		}
 	}
 }
 
 // requestFor maps an event's object to the key the controller reconciles.
-func (s *sim) requestFor(o ctrl.Object) (string, bool) {
+// requestsFor maps an event's object to the keys the controller
+// reconciles: its own for a For object, its controller's for an owned one,
+// and every For object's for a watched kind.
+func (s *sim) requestsFor(o ctrl.Object) []string {
 	m := o.GetObjectMeta()
-	if o.GetObjectKind() == s.suite.Controller.For {
-		return m.Namespace + "/" + m.Name, true
+	c := &s.suite.Controller
+	if o.GetObjectKind() == c.For {
+		return []string{m.Namespace + "/" + m.Name}
 	}
-	for _, k := range s.suite.Controller.Owns {
-		if o.GetObjectKind() != k {
-			continue
-		}
-		if ref := ctrl.GetControllerOf(o); ref != nil && ref.Kind == string(s.suite.Controller.For) {
-			return m.Namespace + "/" + ref.Name, true
+	if slices.Contains(c.Owns, o.GetObjectKind()) {
+		if ref := ctrl.GetControllerOf(o); ref != nil && ref.Kind == string(c.For) {
+			return []string{m.Namespace + "/" + ref.Name}
 		}
 	}
-	return "", false
+	if slices.Contains(c.Watches, o.GetObjectKind()) {
+		var keys []string
+		for _, key := range s.api.sortedKeys() {
+			if f := s.api.objs[key]; f.GetObjectKind() == c.For {
+				keys = append(keys, f.GetObjectMeta().Namespace+"/"+f.GetObjectMeta().Name)
+			}
+		}
+		return keys
+	}
+	return nil
 }
 
 // resyncCache rebuilds the informer from the server, as a starting

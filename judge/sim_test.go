@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -499,5 +500,50 @@ func TestSameSeedSameRun(t *testing.T) {
 	c := run(ex, 8, reference)
 	if fmt.Sprint(a.Faults) == fmt.Sprint(c.Faults) && a.Reconciles == c.Reconciles {
 		t.Fatal("another seed should inject other faults")
+	}
+}
+
+// A watched kind wakes every For object; an owned or unrelated one does not.
+func TestWatchedKindsEnqueueEveryForObject(t *testing.T) {
+	y := "controller: {for: Deployment, watches: [ConfigMap]}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
+		indent(fmt.Sprintf(deploymentYAML, 0, "v1")+"---"+strings.ReplaceAll(fmt.Sprintf(deploymentYAML, 0, "v1"), "name: web", "name: api"), "    ") + "\n" +
+		"  steps:\n  - apply: |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: shared}\n      data: {a: b}\n"
+	s, err := ParseSuite("test.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &Exercise{Number: 1, Slug: "t", Suite: s}
+	var seen []string
+	spy := func() ctrl.Reconciler {
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			seen = append(seen, req.Name)
+			return ctrl.Result{}, nil
+		}
+	}
+	mustPass(t, run(ex, 1, spy))
+	// Start: in creation order; the ConfigMap: every Deployment by name;
+	// the idempotency check: both once more.
+	if got := strings.Join(seen, " "); got != "web api api web api web" {
+		t.Fatalf("reconciled %q", got)
+	}
+}
+
+// A stale window ends when the controller rests: a workload step that
+// comes later finds the cache caught up. The naive controller creates a Pod
+// whenever it sees too few; had its own last create stayed hidden until the
+// step woke it, it would create one too many and never converge.
+func TestStaleReadsEndWhenTheControllerRests(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1") + podYAML("web-a", "v1")
+	steps := "- patch: {Deployment/web: {metadata: {labels: {touched: \"yes\"}}}}"
+	fired := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := run(suite(t, objs, steps, "stale-read", ""), seed, naive)
+		mustPass(t, r)
+		if slices.Contains(r.FaultClasses, faultStaleRead) {
+			fired++
+		}
+	}
+	if fired == 0 {
+		t.Fatal("the stale read never fired")
 	}
 }

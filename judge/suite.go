@@ -16,10 +16,12 @@ import (
 type Suite struct {
 	// Controller says what the learner's controller watches: events on
 	// For objects enqueue their own key, events on Owns objects enqueue
-	// their controller owner's key.
+	// their controller owner's key, and events on Watches objects enqueue
+	// every For object (a shared object that all of them depend on).
 	Controller struct {
-		For  ctrl.Kind   `json:"for"`
-		Owns []ctrl.Kind `json:"owns"`
+		For     ctrl.Kind   `json:"for"`
+		Owns    []ctrl.Kind `json:"owns"`
+		Watches []ctrl.Kind `json:"watches"`
 	} `json:"controller"`
 	// Model names the Go model in this package that knows the exercise's
 	// desired state and safety invariants (see models.go).
