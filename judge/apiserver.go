@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -215,6 +216,14 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		copyStatus(next, o)
 		o, m = next, next.GetObjectMeta()
 	} else {
+		if cm.DeletionTimestamp != nil {
+			for _, f := range m.Finalizers {
+				if !slices.Contains(cm.Finalizers, f) {
+					return nil, apiErr(422, ctrl.ReasonInvalid, string(in.GetObjectKind())+" \""+m.Name+
+						"\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\""+f+"\"]")
+				}
+			}
+		}
 		copyStatus(o, cur)
 		m.Namespace, m.UID, m.CreationTimestamp, m.DeletionTimestamp = cm.Namespace, cm.UID, cm.CreationTimestamp, cm.DeletionTimestamp
 		m.GenerateName = cm.GenerateName

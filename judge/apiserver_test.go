@@ -159,3 +159,16 @@ func TestOrphansAreFoundForGarbageCollection(t *testing.T) {
 		t.Fatalf("orphans %v", orphans)
 	}
 }
+
+func TestNoNewFinalizersWhileDeleting(t *testing.T) {
+	s, _ := newTestServer()
+	d := deployment("web", 1, "v1")
+	d.Finalizers = []string{"a"}
+	s.create(d, false)
+	s.delete(ctrl.KindDeployment, "default", "web")
+	cur := s.get(ctrl.KindDeployment, "default", "web")
+	ctrl.AddFinalizer(cur, "b")
+	if _, err := s.update(cur, false); err == nil || err.Reason != ctrl.ReasonInvalid {
+		t.Fatalf("adding a finalizer to a deleting object: %v", err)
+	}
+}

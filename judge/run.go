@@ -240,6 +240,11 @@ func (s *sim) applyStep(st *Step) {
 				if cur := s.api.get(o.GetObjectKind(), orDefault(m.Namespace), m.Name); cur != nil {
 					o = ctrl.DeepCopy(o)
 					o.GetObjectMeta().ResourceVersion = ""
+					// Like kubectl apply: finalizers that controllers added
+					// stay unless the manifest names its own.
+					if o.GetObjectMeta().Finalizers == nil {
+						o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
+					}
 					s.api.update(o, false)
 					s.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
 				} else {

@@ -547,3 +547,29 @@ func TestStaleReadsEndWhenTheControllerRests(t *testing.T) {
 		t.Fatal("the stale read never fired")
 	}
 }
+
+// An apply step over an existing object keeps the finalizers a controller
+// added, as kubectl apply does.
+func TestApplyKeepsFinalizers(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 0, "v1")
+	steps := "- apply: |\n" + indent(fmt.Sprintf(deploymentYAML, 0, "v2"), "    ")
+	var last []string
+	r := func() ctrl.Reconciler {
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			var d ctrl.Deployment
+			if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+				return ctrl.Result{}, err
+			}
+			last = d.Finalizers
+			if ctrl.AddFinalizer(&d, "example.com/keep") {
+				return ctrl.Result{}, c.Update(ctx, &d)
+			}
+			return ctrl.Result{}, nil
+		}
+	}
+	res := run(suite(t, objs, steps, "", ""), 1, r)
+	mustPass(t, res)
+	if res.Writes != 1 || len(last) != 1 {
+		t.Fatalf("%d writes, finalizers %v: the apply dropped the finalizer", res.Writes, last)
+	}
+}
