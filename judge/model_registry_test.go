@@ -40,22 +40,9 @@ spec:
 // registrySuite builds a one-test suite on the registry model.
 func registrySuite(t *testing.T, objects, steps, faults, expect string) *Exercise {
 	t.Helper()
-	y := "controller: {for: Deployment}\nmodel: registry\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
-		indent(objects, "    ") + "\n"
-	if steps != "" {
-		y += "  steps:\n" + indent(steps, "  ") + "\n"
-	}
-	if faults != "" {
-		y += "  faults: [" + faults + "]\n"
-	}
-	if expect != "" {
-		y += "  expect: " + expect + "\n"
-	}
-	s, err := ParseSuite("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, y)
-	}
-	return &Exercise{Number: 173, Slug: "t", Suite: s}
+	ex := suiteWith(t, "{for: Deployment}", "registry", objects, steps, faults, expect)
+	ex.Number = 173
+	return ex
 }
 
 // registryKey is where the reference finds the registry.

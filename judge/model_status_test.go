@@ -69,22 +69,9 @@ const statusWork = `- fail: Pod/first
 // statusSuite builds a one-test suite on the deployment-status model.
 func statusSuite(t *testing.T, objects, steps, faults, expect string) *Exercise {
 	t.Helper()
-	y := "controller: {for: Deployment, owns: [Pod]}\nmodel: deployment-status\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
-		indent(objects, "    ") + "\n"
-	if steps != "" {
-		y += "  steps:\n" + indent(steps, "  ") + "\n"
-	}
-	if faults != "" {
-		y += "  faults: [" + faults + "]\n"
-	}
-	if expect != "" {
-		y += "  expect: " + expect + "\n"
-	}
-	s, err := ParseSuite("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, y)
-	}
-	return &Exercise{Number: 1, Slug: "t", Suite: s}
+	ex := suiteWith(t, "{for: Deployment, owns: [Pod]}", "deployment-status", objects, steps, faults, expect)
+	ex.Number = 1
+	return ex
 }
 
 // statusOptions vary the reference reporter into the mistakes exercise

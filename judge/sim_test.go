@@ -82,10 +82,16 @@ status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
 `, name, image)
 }
 
-// suite builds a one-test suite.
-func suite(t *testing.T, objects string, steps string, faults string, expect string) *Exercise {
+// suite builds a one-test suite on the deployment model.
+func suite(t *testing.T, objects, steps, faults, expect string) *Exercise {
 	t.Helper()
-	y := "controller: {for: Deployment, owns: [Pod]}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
+	return suiteWith(t, "{for: Deployment, owns: [Pod]}", "deployment", objects, steps, faults, expect)
+}
+
+// suiteWith builds a one-test suite for a controller and a model.
+func suiteWith(t *testing.T, controller, model, objects, steps, faults, expect string) *Exercise {
+	t.Helper()
+	y := "controller: " + controller + "\nmodel: " + model + "\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
 		indent(objects, "    ") + "\n"
 	if steps != "" {
 		y += "  steps:\n" + indent(steps, "  ") + "\n"
