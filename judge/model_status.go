@@ -97,30 +97,6 @@ func readyPods(n int32) string {
 	return itoa(n) + " Ready Pods"
 }
 
-// describeStatusPods lists the Pods in the words a learner needs here:
-// image and state, including those on their way out.
-func describeStatusPods(ps []*ctrl.Pod) string {
-	if len(ps) == 0 {
-		return "none"
-	}
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
-		s := p.Name + " " + ctrl.PodImage(&p.Spec)
-		switch {
-		case p.DeletionTimestamp != nil:
-			s += " being deleted"
-		case p.Status.Phase == ctrl.PodFailed:
-			s += " Failed"
-		case ctrl.IsPodReady(p):
-			s += " Ready"
-		default:
-			s += " not Ready"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
-}
-
 func (statusModel) converged(w *world) (bool, string) {
 	for _, o := range w.list(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
@@ -128,7 +104,7 @@ func (statusModel) converged(w *world) (bool, string) {
 			continue
 		}
 		if bad := statusMismatches(d, d.Status, wantStatus(w, d)); bad != "" {
-			return false, "Deployment " + d.Name + ": " + bad + " Its Pods: " + describeStatusPods(statusPods(w, d)) + "."
+			return false, "Deployment " + d.Name + ": " + bad + " Its Pods: " + describePods(statusPods(w, d)) + "."
 		}
 	}
 	return true, ""

@@ -71,6 +71,7 @@ func ownedPods(w *world, d *ctrl.Deployment) (live, failed []*ctrl.Pod) {
 	return live, failed
 }
 
+// describePods lists Pods by name with their image and state.
 func describePods(pods []*ctrl.Pod) string {
 	if len(pods) == 0 {
 		return "none"
@@ -79,6 +80,8 @@ func describePods(pods []*ctrl.Pod) string {
 	for _, p := range pods {
 		s := p.Name + " " + ctrl.PodImage(&p.Spec)
 		switch {
+		case p.DeletionTimestamp != nil:
+			s += " being deleted"
 		case p.Status.Phase == ctrl.PodFailed:
 			s += " Failed"
 		case ctrl.IsPodReady(p):
