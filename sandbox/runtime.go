@@ -20,9 +20,9 @@ import (
 )
 
 const (
-	// memoryLimitPages caps a module's linear memory at 128 MiB. A Go
+	// memoryLimitPages caps a module's linear memory at 64 MiB. A Go
 	// module needs about 3 MiB after start.
-	memoryLimitPages = 2048
+	memoryLimitPages = 1024
 	// maxMessageBytes bounds one message in either direction.
 	maxMessageBytes = 4 << 20
 	// stderrTailBytes is how much of stderr is kept to explain a trap.
