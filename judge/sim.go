@@ -26,7 +26,7 @@ const (
 	// maxOutputBytes caps what one test keeps of the controller's output;
 	// maxOutputFlood stops a controller that writes far more.
 	maxOutputBytes = 16 << 10
-	maxOutputFlood = 256 << 10
+	maxOutputFlood = 64 << 10
 	// maxTraceLines is how many of a run's last steps a verdict shows.
 	maxTraceLines = 40
 )
