@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +52,10 @@ type Submission struct {
 	Seed     uint64 // 0 means DefaultSeed
 	// Only, if set, runs just the test with this name.
 	Only string
+	// SetFaults replaces every test's planned faults with Faults: how a
+	// shrunk failure is replayed.
+	SetFaults bool
+	Faults    []string
 	// Progress, if set, is called as judging advances, from the judging
 	// goroutine.
 	Progress func(Event)
@@ -210,7 +216,16 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 	v := &Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
 		Engine: EngineVersion, Mode: s.Mode, Seed: s.Seed, Tests: []TestResult{}}
 
-	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, s.FileName, string(s.Code))
+	faultKey := "planned"
+	if s.SetFaults {
+		faultKey = "set:" + strings.Join(s.Faults, ",")
+		for _, f := range s.Faults {
+			if !slices.Contains(FaultClasses, f) {
+				return e.internal(v, "no fault class "+strconv.Quote(f)+" (known: "+strings.Join(FaultClasses, ", ")+")", progress)
+			}
+		}
+	}
+	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, faultKey, s.FileName, string(s.Code))
 	e.mu.Lock()
 	cachedV, ok := e.verdicts.get(vkey)
 	e.mu.Unlock()
@@ -253,6 +268,11 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 	var tests []*Test
 	for _, t := range s.Exercise.Suite.Tests {
 		if (s.Mode == ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
+			if s.SetFaults {
+				tc := *t
+				tc.Faults = s.Faults
+				t = &tc
+			}
 			tests = append(tests, t)
 		}
 	}
@@ -334,12 +354,45 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
 		}()
 	}
+	shrunk := false
 	for i, t := range tests {
 		progress(Event{Phase: "running", Index: i + 1, Total: len(tests), Name: t.Name})
 		<-done[i]
+		if r := &results[i]; r.Status != StatusPass && !shrunk {
+			// The first failure is the one a learner reads first: find the
+			// fewest planned faults that still make it fail the same way.
+			shrunk = true
+			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+		}
 		progress(Event{Phase: "test", Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
 	}
 	return results
+}
+
+// shrink drops planned faults one at a time, keeping each drop after
+// which the test still fails with the same oracle, as delta debugging
+// does. It returns nil when no fault can go (or the test planned none).
+func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *TestResult) *Shrunk {
+	if len(t.Faults) == 0 || r.Oracle == "timeout" {
+		return nil
+	}
+	keep := slices.Clone(t.Faults)
+	for _, f := range t.Faults {
+		trial := slices.DeleteFunc(slices.Clone(keep), func(x string) bool { return x == f })
+		tc := *t
+		tc.Faults = trial
+		if rr := runTest(ctx, newCtl, ex, &tc, seed, fileName); rr.Status != StatusPass && rr.Oracle == r.Oracle {
+			keep = trial
+		}
+	}
+	if len(keep) == len(t.Faults) || ctx.Err() != nil {
+		return nil
+	}
+	list := "none"
+	if len(keep) > 0 {
+		list = strings.Join(keep, ",")
+	}
+	return &Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
 }
 
 // lru is a small least-recently-used map; callers lock.

@@ -241,3 +241,35 @@ func TestEnginesAgree(t *testing.T) {
 		t.Fatalf("interpreter and compiler disagree:\n%s\n%s", outs[0], outs[1])
 	}
 }
+
+// The first failing test is shrunk to the fewest planned faults that still
+// fail it the same way; here none are needed, and the replay says so.
+func TestFirstFailureIsShrunk(t *testing.T) {
+	eng := engine(t)
+	ex := exercise171(t)
+	// A controller that, first thing after every start, deletes a Pod.
+	code := strings.Replace(string(ex.Solution), "func Reconcile(", "func reconcile(", 1) + `
+var fresh = true
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	if fresh {
+		fresh = false
+		var pods ctrl.PodList
+		if err := c.List(ctx, &pods, ctrl.InNamespace(req.Namespace)); err == nil && len(pods.Items) > 0 {
+			return ctrl.Result{}, c.Delete(ctx, &pods.Items[len(pods.Items)-1])
+		}
+	}
+	return reconcile(ctx, c, req)
+}
+`
+	name := "rolling update under restarts, crashes, duplicates and missed events"
+	v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: []byte(code), Only: name})
+	r := v.FirstFailure()
+	if r.Name != name || r.Shrunk == nil || len(r.Shrunk.Faults) != 0 || !strings.HasSuffix(r.Shrunk.Replay, " --faults none") {
+		t.Fatalf("%s %s: %s; shrunk %+v", r.Name, r.Oracle, r.Message, r.Shrunk)
+	}
+	again := eng.Judge(context.Background(), Submission{Exercise: ex, Code: []byte(code), Only: name, SetFaults: true})
+	if f := again.FirstFailure(); f.Oracle != r.Oracle || f.Status == StatusPass {
+		t.Fatalf("the shrunk case does not fail the same way: %s %s", f.Oracle, f.Message)
+	}
+}

@@ -579,3 +579,22 @@ func TestApplyKeepsFinalizers(t *testing.T) {
 		t.Fatalf("%d writes, finalizers %v: the apply dropped the finalizer", res.Writes, last)
 	}
 }
+
+// Shrinking keeps only the faults a failure needs: in-memory counting
+// breaks under restarts, not under duplicates or missed events.
+func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
+	ex := suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), "", "duplicate, restart, missed-event", "")
+	tt := ex.Suite.Tests[0]
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := run(ex, seed, memory)
+		if r.Status == StatusPass {
+			continue
+		}
+		sh := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
+		if sh == nil || strings.Join(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
+			t.Fatalf("seed %d: shrunk to %+v", seed, sh)
+		}
+		return
+	}
+	t.Fatal("in-memory counting never failed under restarts")
+}

@@ -91,10 +91,19 @@ type TestResult struct {
 	// Trace is the compact story of the run's last steps.
 	Trace []TraceLine `json:"trace,omitempty"`
 	// Timeline is one point per step, for a picture of desired vs actual.
-	Timeline   []TimelinePoint `json:"timeline,omitempty"`
-	Reconciles int             `json:"reconciles"`
-	Writes     int             `json:"writes"`
-	DurationMs int64           `json:"-"`
+	Timeline []TimelinePoint `json:"timeline,omitempty"`
+	// Shrunk, for the first failing test, is the smallest set of its
+	// planned faults that still fails it with the same oracle.
+	Shrunk     *Shrunk `json:"shrunk,omitempty"`
+	Reconciles int     `json:"reconciles"`
+	Writes     int     `json:"writes"`
+	DurationMs int64   `json:"-"`
+}
+
+// Shrunk is a failing test's smallest fault plan and how to replay it.
+type Shrunk struct {
+	Faults []string `json:"faults"` // may be empty: it fails without faults
+	Replay string   `json:"replay"`
 }
 
 // TraceLine is one step of a run: at virtual time T (ms), Actor did Event.

@@ -21,6 +21,7 @@ func cmdTest(args []string) int {
 	seed := fs.Uint64("seed", judge.DefaultSeed, "the seed that drives every choice of the simulation")
 	only := fs.String("test", "", "run only the test with this `NAME`")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
+	faults := fs.String("faults", "", "replace the tests' planned faults with this comma-separated `LIST` (none for no faults)")
 	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE]")
 	if ex == nil {
 		return rc
@@ -51,6 +52,12 @@ func cmdTest(args []string) int {
 		mode = judge.ModeRun
 	}
 	sub := judge.Submission{Exercise: ex, Code: code, FileName: filepath.Base(file), Mode: mode, Seed: *seed, Only: *only}
+	if *faults != "" {
+		sub.SetFaults = true
+		if *faults != "none" {
+			sub.Faults = strings.Split(*faults, ",")
+		}
+	}
 	if !*asJSON {
 		fmt.Printf("%s %s\n", bold(fmt.Sprintf("%d. %s", ex.Number, ex.Title)), dim(fmt.Sprintf("(%s, seed %d)", mode, *seed)))
 		sub.Progress = func(ev judge.Event) {
@@ -126,6 +133,13 @@ func printTest(w io.Writer, t *judge.TestResult) {
 		}
 	}
 	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, t.Replay)
+	if sh := t.Shrunk; sh != nil {
+		if len(sh.Faults) == 0 {
+			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), sh.Replay)
+		} else {
+			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), strings.Join(sh.Faults, ", "), sh.Replay)
+		}
+	}
 	if len(t.Trace) > 0 {
 		fmt.Fprintf(w, "%strace (last %d steps):\n", in, len(t.Trace))
 		for _, l := range t.Trace {
