@@ -24,7 +24,7 @@ type command struct {
 var commands = map[string]command{
 	"list":       {cmdList, "list                      the exercises: number, title, difficulty, chapter"},
 	"start":      {cmdStart, "start ID [--dir DIR]      write a workspace: starter file, go.mod, the SDK"},
-	"test":       {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --json"},
+	"test":       {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --faults LIST, --json"},
 	"solution":   {cmdSolution, "solution ID               print the reference solution and its explanation"},
 	"check":      {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
 	"doctor":     {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
