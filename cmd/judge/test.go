@@ -112,7 +112,12 @@ func printTest(w io.Writer, t *judge.TestResult) {
 	if t.Sample {
 		tag = dim(" [sample]")
 	}
-	fmt.Fprintf(w, "%s %s%s %s\n", mark, name, tag, dim(fmt.Sprintf("(%d ms)", t.DurationMs)))
+	survived := ""
+	if t.Status == judge.StatusPass && len(t.FaultClasses) > 0 {
+		// Say which faults a pass withstood, so it means something.
+		survived = dim(" · survived " + strings.Join(t.FaultClasses, ", "))
+	}
+	fmt.Fprintf(w, "%s %s%s %s%s\n", mark, name, tag, dim(fmt.Sprintf("(%d ms)", t.DurationMs)), survived)
 	if t.Status == judge.StatusPass {
 		return
 	}
