@@ -40,7 +40,8 @@ func cmdDoctor(args []string) int {
 	if len(cat.Exercises) == 0 {
 		return 1
 	}
-	eng, err := newEngine()
+	// No cache: the doctor must really build and run.
+	eng, err := judge.NewEngine(judge.Options{})
 	if err != nil {
 		row(false, "judge engine", "runs judgements", err.Error())
 		return 1
