@@ -280,7 +280,9 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 		return e.internal(v, "no test named "+strconv.Quote(s.Only), progress)
 	}
 	t1 := time.Now()
-	v.Tests = e.runTests(ctx, mod, s, tests, progress)
+	rctx, cancel := context.WithTimeout(ctx, maxJudgeTime)
+	v.Tests = e.runTests(rctx, mod, s, tests, progress)
+	cancel()
 	v.Timings.RunMs = time.Since(t1).Milliseconds()
 	if ctx.Err() != nil {
 		return e.internal(v, "judging was interrupted: "+ctx.Err().Error(), progress)

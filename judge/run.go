@@ -13,8 +13,13 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
-// maxTestTime bounds one test in wall-clock time.
-const maxTestTime = 30 * time.Second
+// maxTestTime bounds one test in wall-clock time, maxJudgeTime a whole
+// submission (a controller just under the per-call deadline, called
+// hundreds of times, would otherwise hold a worker for minutes).
+const (
+	maxTestTime  = 30 * time.Second
+	maxJudgeTime = 90 * time.Second
+)
 
 // testSeed derives a test's seed from the submission's, by name, so a
 // test replays alone (judge test --test NAME) exactly as within the suite.
@@ -149,7 +154,8 @@ func (s *sim) runUntilIdle(budget int, when string) {
 	start := s.reconciles
 	for s.fail == nil {
 		if s.ctx.Err() != nil {
-			s.failf("timeout", "The test ran longer than "+maxTestTime.String()+" of real time.")
+			s.failf("timeout", "The test ran out of real time ("+maxTestTime.String()+" a test, "+maxJudgeTime.String()+
+				" a submission): Reconcile is too slow, even if each call ends.")
 			return
 		}
 		s.settle()
