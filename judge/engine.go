@@ -68,8 +68,8 @@ type Engine struct {
 	cacheDir string
 	goVer    string
 
-	warmOnce sync.Once
-	warmErr  error
+	warmMu sync.Mutex
+	warmed bool
 
 	mu       sync.Mutex
 	builds   *lru[[]byte]
@@ -143,9 +143,16 @@ func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Resul
 
 // Warm prepares the toolchain; Judge calls it before its first build, a
 // server may call it at start.
+// A failed warm-up (a cancelled request, say) is tried again next time.
 func (e *Engine) Warm(ctx context.Context) error {
-	e.warmOnce.Do(func() { e.warmErr = e.builder.Warm(ctx, program([]byte(warmUp), "warmup.go")) })
-	return e.warmErr
+	e.warmMu.Lock()
+	defer e.warmMu.Unlock()
+	if e.warmed {
+		return nil
+	}
+	err := e.builder.Warm(ctx, program([]byte(warmUp), "warmup.go"))
+	e.warmed = err == nil
+	return err
 }
 
 // build compiles code to wasm once per content: concurrent and repeated
