@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"sigs.k8s.io/yaml"
 )
 
@@ -236,10 +237,11 @@ func LoadExercise(fsys fs.FS, dir string) (*Exercise, error) {
 	if e.Starter, err = read("starter.go"); err != nil {
 		return nil, err
 	}
-	if e.Solution, err = read("solution.go"); err != nil {
+	solution, err := read("solution.go")
+	if err != nil {
 		return nil, err
 	}
-	e.Starter, e.Solution = learnerSource(e.Starter), learnerSource(e.Solution)
+	e.Starter, e.Solution = learnerSource(e.Starter), learnerSource(solution)
 	tb, err := read("tests.yaml")
 	if err != nil {
 		return nil, err
@@ -252,7 +254,13 @@ func LoadExercise(fsys fs.FS, dir string) (*Exercise, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s/tests.yaml: mutant %s: %w", dir, m.File, err)
 		}
-		e.Mutants = append(e.Mutants, Mutant{Name: strings.TrimSuffix(path.Base(m.File), ".go"), Code: learnerSource(code), Expect: m.Expect})
+		if strings.HasSuffix(m.File, ".patch") {
+			if code, err = applyPatch(code, solution); err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", dir, m.File, err)
+			}
+		}
+		name := strings.TrimSuffix(strings.TrimSuffix(path.Base(m.File), ".go"), ".patch")
+		e.Mutants = append(e.Mutants, Mutant{Name: name, Code: learnerSource(code), Expect: m.Expect})
 	}
 	if e.Version, err = hashDir(fsys, dir); err != nil {
 		return nil, err
@@ -270,6 +278,24 @@ func validSlug(s string) bool {
 		}
 	}
 	return true
+}
+
+// applyPatch applies a mutant written as a unified diff against
+// solution.go, so that a mutant shows exactly its bug and breaks loudly
+// when the solution changes under it.
+func applyPatch(patch, solution []byte) ([]byte, error) {
+	files, _, err := gitdiff.Parse(bytes.NewReader(patch))
+	if err != nil {
+		return nil, fmt.Errorf("not a unified diff: %w", err)
+	}
+	if len(files) != 1 {
+		return nil, fmt.Errorf("a mutant patch must change solution.go alone, not %d files", len(files))
+	}
+	var out bytes.Buffer
+	if err := gitdiff.Apply(&out, bytes.NewReader(solution), files[0]); err != nil {
+		return nil, fmt.Errorf("no longer applies to solution.go (regenerate it with diff -u): %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 // buildIgnore keeps exercise sources out of this module's own build; it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,3 +274,5 @@ func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Resul
 		t.Fatalf("the shrunk case does not fail the same way: %s %s", f.Oracle, f.Message)
 	}
 }
+
+func readBuiltin(name string) ([]byte, error) { return fs.ReadFile(exercises.FS, name) }

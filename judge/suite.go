@@ -29,7 +29,7 @@ type Suite struct {
 	World   World   `json:"world"`
 	Tests   []*Test `json:"tests"`
 	Mutants []struct {
-		File   string `json:"file"`
+		File   string `json:"file"`   // mutants/NAME.patch (a diff against solution.go) or NAME.go
 		Expect string `json:"expect"` // the oracle expected to reject it
 	} `json:"mutants"`
 }

@@ -1,0 +1,65 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestCatalogLoadsBuiltInExercises(t *testing.T) {
+	c := catalog(t)
+	if len(c.Exercises) < 4 || len(c.Chapters) < 2 {
+		t.Fatalf("%d exercises in %d chapters", len(c.Exercises), len(c.Chapters))
+	}
+	for _, e := range c.Exercises {
+		if strings.Contains(string(e.Solution), "//go:build") || strings.Contains(string(e.Starter), "//go:build") {
+			t.Errorf("%s: a learner would see the build line", e.Slug)
+		}
+		for _, m := range e.Mutants {
+			if string(m.Code) == string(e.Solution) || !strings.HasPrefix(string(m.Code), "//") && !strings.HasPrefix(string(m.Code), "package") {
+				t.Errorf("%s: mutant %s is not a variant of the solution", e.Slug, m.Name)
+			}
+		}
+	}
+	if _, err := c.Find("#0171"); err != nil {
+		t.Error(err)
+	}
+	if _, err := c.Find("reconcile-loop"); err != nil {
+		t.Error(err)
+	}
+	if _, err := c.Find("999"); err == nil || !strings.Contains(err.Error(), "judge list") {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// A mutant kept as a patch must still apply to the solution; when the
+// solution moves on, loading says which mutant to regenerate.
+func TestStaleMutantPatchIsReported(t *testing.T) {
+	ex := exercise171(t)
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"chapter.md"} {
+		b, _ := readBuiltin("controller-pattern/" + name)
+		fsys["ch/"+name] = &fstest.MapFile{Data: b}
+	}
+	dir := "controller-pattern/171-reconcile-loop/"
+	for _, name := range []string{"problem.md", "starter.go", "solution.go", "tests.yaml"} {
+		b, err := readBuiltin(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["ch/ex/"+name] = &fstest.MapFile{Data: b}
+	}
+	for _, m := range ex.Suite.Mutants {
+		b, _ := readBuiltin(dir + m.File)
+		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
+	}
+	if _, err := LoadCatalog(fsys); err != nil {
+		t.Fatalf("a copy of 171 does not load: %v", err)
+	}
+	sol := fsys["ch/ex/solution.go"].Data
+	fsys["ch/ex/solution.go"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(string(sol), "\treturn", "\t// changed\n\treturn"))}
+	_, err := LoadCatalog(fsys)
+	if err == nil || !strings.Contains(err.Error(), ".patch") || !strings.Contains(err.Error(), "no longer applies") {
+		t.Fatalf("a stale patch: %v", err)
+	}
+}
