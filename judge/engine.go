@@ -20,7 +20,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-1"
+const EngineVersion = "ctrljudge-2" // 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
@@ -287,12 +287,12 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 		return e.internal(v, "no test named "+strconv.Quote(s.Only), progress)
 	}
 	t1 := time.Now()
-	rctx, cancel := context.WithTimeout(ctx, maxJudgeTime)
+	rctx, cancel := context.WithTimeout(ctx, MaxJudgeTime)
 	v.Tests = e.runTests(rctx, mod, s, tests, progress)
 	cancel()
 	v.Timings.RunMs = time.Since(t1).Milliseconds()
-	if ctx.Err() != nil {
-		return e.internal(v, "judging was interrupted: "+ctx.Err().Error(), progress)
+	if ctx.Err() != nil || slices.ContainsFunc(v.Tests, func(t TestResult) bool { return t.Oracle == oracleNotJudged }) {
+		return notJudged(v, progress)
 	}
 	v.Status, v.Outcome = StatusPass, OutcomeAccepted
 	for _, t := range v.Tests {
@@ -327,19 +327,25 @@ func outcomeOf(oracle string) string {
 	return OutcomeWrongAnswer
 }
 
-// remember caches a verdict unless wall-clock time could have decided it.
+// remember caches a verdict that the code and the seed decided.
 func (e *Engine) remember(key string, v *Verdict) {
-	for _, t := range v.Tests {
-		if t.Oracle == "timeout" {
-			return
-		}
-	}
-	if v.Outcome == OutcomeInternalError || v.Outcome == OutcomeTimeout {
+	if v.Outcome == OutcomeInternalError || v.Outcome == OutcomeNotJudged {
 		return
 	}
 	e.mu.Lock()
 	e.verdicts.put(key, v)
 	e.mu.Unlock()
+}
+
+// notJudged ends a submission that a wall-clock safety net stopped (or
+// whose judging was called off): nothing in it says anything about the
+// code, so it carries no tests, is never cached and never charged.
+func notJudged(v *Verdict, progress func(Event)) *Verdict {
+	v.Status, v.Outcome = StatusError, OutcomeNotJudged
+	v.Message = "The judge was too busy to finish this attempt in time. It was not counted; it will be judged again."
+	v.Tests, v.Passed, v.Failed = []TestResult{}, 0, 0
+	progress(Event{Phase: "done"})
+	return v
 }
 
 func (e *Engine) internal(v *Verdict, msg string, progress func(Event)) *Verdict {
@@ -382,7 +388,7 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 // which the test still fails with the same oracle, as delta debugging
 // does. It returns nil when no fault can go (or the test planned none).
 func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *TestResult) *Shrunk {
-	if len(t.Faults) == 0 || r.Oracle == "timeout" {
+	if len(t.Faults) == 0 || r.Oracle == oracleNotJudged {
 		return nil
 	}
 	keep := slices.Clone(t.Faults)
@@ -390,7 +396,14 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		trial := slices.DeleteFunc(slices.Clone(keep), func(x string) bool { return x == f })
 		tc := *t
 		tc.Faults = trial
-		if rr := runTest(ctx, newCtl, ex, &tc, seed, fileName); rr.Status != StatusPass && rr.Oracle == r.Oracle {
+		rr := runTest(ctx, newCtl, ex, &tc, seed, fileName)
+		if rr.Oracle == oracleNotJudged {
+			// A trial the clock stopped says nothing; the verdict would
+			// depend on the load, so the submission is not judged.
+			r.Oracle = oracleNotJudged
+			return nil
+		}
+		if rr.Status != StatusPass && rr.Oracle == r.Oracle {
 			keep = trial
 		}
 	}

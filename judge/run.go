@@ -13,13 +13,14 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
-// maxTestTime bounds one test in wall-clock time, maxJudgeTime a whole
-// submission (a controller just under the per-call deadline, called
-// hundreds of times, would otherwise hold a worker for minutes).
+// maxTestTime bounds one test in wall-clock time, MaxJudgeTime a whole
+// submission. Both are safety nets, set far above what the step budgets
+// allow on a loaded machine; when one fires the submission is not judged
+// (OutcomeNotJudged), never failed.
 const (
 	maxTimelinePoints = 300
-	maxTestTime       = 30 * time.Second
-	maxJudgeTime      = 90 * time.Second
+	maxTestTime       = 3 * time.Minute
+	MaxJudgeTime      = 10 * time.Minute
 )
 
 // testSeed derives a test's seed from the submission's, by name, so a
@@ -155,8 +156,7 @@ func (s *sim) runUntilIdle(budget int, when string) {
 	start := s.reconciles
 	for s.fail == nil {
 		if s.ctx.Err() != nil {
-			s.failf("timeout", "The test ran out of real time ("+maxTestTime.String()+" a test, "+maxJudgeTime.String()+
-				" a submission): Reconcile is too slow, even if each call ends.")
+			s.notJudged()
 			return
 		}
 		s.settle()

@@ -15,8 +15,19 @@ import (
 )
 
 const (
-	// maxReconcileTime bounds one Reconcile call in wall-clock time.
-	maxReconcileTime = 2 * time.Second
+	// MaxStepsPerReconcile and MaxStepsPerTest are the learner's work
+	// budget, in steps of their own code (function entries, loop
+	// iterations, gotos; see sandbox/fuel.go). Counting steps rather than
+	// seconds makes the verdict the same on an idle and a busy machine.
+	// The reference solutions take a few thousand steps per test; a
+	// Reconcile with a million cheap operations stays well inside both.
+	MaxStepsPerReconcile = 5_000_000
+	MaxStepsPerTest      = 50_000_000
+	// reconcileWallNet bounds one Reconcile call in wall-clock time. It is
+	// a safety net, never a verdict: the step budget above is spent long
+	// before it on any machine, so when it fires the machine was starved
+	// and the submission is not judged.
+	reconcileWallNet = 60 * time.Second
 	// maxCallsPerReconcile bounds the host calls of one Reconcile: a
 	// deterministic work budget, since wazero has no instruction fuel.
 	maxCallsPerReconcile = 2000
@@ -80,6 +91,7 @@ type sim struct {
 	newController func(*sim) (controller, error)
 	ctl           controller
 	out           *capWriter
+	steps         *sandbox.StepBudget // the learner's work in this test, across restarts
 
 	reconciles int
 	rec        struct {
@@ -112,6 +124,7 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite
 		faults: map[string]bool{}, fired: map[string]int{}, chance: map[string]int{}, sure: map[string]int{},
 		cache: map[string]ctrl.Object{}, queue: newWorkqueue(),
 		newController: newCtl, out: &capWriter{max: maxOutputBytes},
+		steps: &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr: map[string]string{},
 	}
 	for _, f := range t.Faults {
@@ -132,6 +145,26 @@ func (s *sim) logf(actor string, parts ...string) {
 	if len(s.trace) > 4*maxTraceLines {
 		s.trace = append(s.trace[:0], s.trace[len(s.trace)-maxTraceLines:]...)
 	}
+}
+
+// notJudged ends a test that a wall-clock safety net stopped: the machine
+// was too busy to say anything about the code, so the engine turns the
+// whole verdict into OutcomeNotJudged.
+func (s *sim) notJudged() {
+	s.failf(oracleNotJudged, "The judge ran out of real time before your code ran out of steps: the machine was too busy.")
+}
+
+// oracleNotJudged marks a test a wall-clock net stopped. It never reaches
+// a verdict.
+const oracleNotJudged = "not_judged"
+
+// thousands writes n with thousands separators: 5,000,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func (s *sim) failf(oracle string, msg string) {
@@ -346,7 +379,9 @@ type wasmController struct{ inst *sandbox.Instance }
 
 func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
 	return func(s *sim) (controller, error) {
-		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{CallTimeout: maxReconcileTime, Output: s.out, MaxOutputBytes: maxOutputFlood, Clock: s.now})
+		inst, err := mod.Instantiate(s.ctx, rt, s, sandbox.Limits{
+			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
+			Output: s.out, MaxOutputBytes: maxOutputFlood, Clock: s.now})
 		if err != nil {
 			return nil, err
 		}
@@ -470,7 +505,7 @@ func (s *sim) trapped(err error) {
 	var trap *sandbox.Trap
 	if !errors.As(err, &trap) {
 		if s.ctx.Err() != nil {
-			s.failf("timeout", "The test ran out of time.")
+			s.notJudged()
 			return
 		}
 		s.failf("runtime", "The judge could not run your controller: "+err.Error())
@@ -486,8 +521,15 @@ func (s *sim) trapped(err error) {
 			msg += "\n" + strings.Join(fr, "\n")
 		}
 		s.failf("runtime", msg)
+	case sandbox.TrapFuel:
+		if trap.Total {
+			s.failf("timeout", "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
+				plural(s.reconciles, "reconcile")+": each call is too slow, even if it ends.")
+		} else {
+			s.failf("timeout", "Reconcile #"+strconv.Itoa(s.rec.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?).")
+		}
 	case sandbox.TrapTimeout:
-		s.failf("timeout", "Reconcile #"+strconv.Itoa(s.rec.n)+" ran longer than "+maxReconcileTime.String()+" (an endless loop?).")
+		s.notJudged()
 	case sandbox.TrapOutput:
 		s.failf("output", "Your controller wrote too much output: "+trap.Message+". Log less, or only when something changes.")
 	case sandbox.TrapOutOfMemory:

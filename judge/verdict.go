@@ -44,11 +44,12 @@ const (
 	OutcomeAccepted      = "accepted"       // every test passed
 	OutcomeWrongAnswer   = "wrong_answer"   // some oracle failed
 	OutcomeRuntimeError  = "runtime_error"  // a panic or a protocol violation
-	OutcomeTimeout       = "timeout"        // a reconcile ran past its deadline
+	OutcomeTimeout       = "timeout"        // the code did more steps of work than its budget
 	OutcomeMemoryLimit   = "memory_limit"   // the module ran out of memory
 	OutcomeOutputLimit   = "output_limit"   // the module wrote far too much output
 	OutcomeCompileError  = "compile_error"  // the code did not build
 	OutcomeInternalError = "internal_error" // the judge failed; the learner is not charged
+	OutcomeNotJudged     = "not_judged"     // a wall-clock safety net fired: the machine was too busy; not charged, judged again
 )
 
 type Mode string

@@ -149,7 +149,14 @@ func (b *Builder) build(ctx context.Context, p Program, limit time.Duration) ([]
 	// The module lives one level down: the go command ignores a go.mod in
 	// the temporary directory's root, which TMPDIR below makes tmp.
 	dir := filepath.Join(tmp, "m")
-	files := map[string][]byte{p.MainPath: p.Main}
+	src, support, err := meter(p.Main, p.MainName)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{p.MainPath: src}
+	if support != nil {
+		files[path.Join(path.Dir(p.MainPath), fuelFile)] = support
+	}
 	for name, data := range p.Files {
 		files[name] = data
 	}

@@ -79,12 +79,49 @@ func hostTake(ctx context.Context, m api.Module, stack []uint64) {
 	inst.pending = nil
 }
 
+// fuelError stops a call whose step budget is spent.
+type fuelError struct {
+	steps int64 // the budget that ran out
+	total bool  // the shared budget (Limits.Steps) rather than the call's
+}
+
+func (e *fuelError) Error() string { return "step budget spent" }
+
+// hostFuel implements ctrljudge.fuel() -> steps: the next grant of steps,
+// less the one being taken, or a trap when the budget is spent.
+func hostFuel(ctx context.Context, m api.Module, stack []uint64) {
+	inst := instanceOf(ctx)
+	grant := int64(fuelChunkSteps)
+	if max := inst.limits.CallSteps; max > 0 {
+		if left := max - inst.steps; left < grant {
+			grant = left
+		}
+	}
+	if b := inst.limits.Steps; b != nil {
+		if left := b.Max - b.used; left < grant {
+			if left <= 0 {
+				panic(&fuelError{steps: b.Max, total: true})
+			}
+			grant = left
+		}
+	}
+	if grant <= 0 {
+		panic(&fuelError{steps: inst.limits.CallSteps})
+	}
+	inst.steps += grant
+	if b := inst.limits.Steps; b != nil {
+		b.used += grant
+	}
+	stack[0] = api.EncodeU32(uint32(grant - 1))
+}
+
 // TrapKind says why a module stopped.
 type TrapKind string
 
 const (
 	TrapPanic       TrapKind = "panic"   // the Go code panicked
-	TrapTimeout     TrapKind = "timeout" // a call ran past its deadline
+	TrapFuel        TrapKind = "fuel"    // a call took more steps than its budget; see Steps
+	TrapTimeout     TrapKind = "timeout" // a call ran past its wall-clock deadline (the machine may just be busy)
 	TrapOutOfMemory TrapKind = "out_of_memory"
 	TrapOutput      TrapKind = "output_limit" // the code wrote more than MaxOutputBytes
 	TrapExit        TrapKind = "exit"         // the code called os.Exit
@@ -99,6 +136,10 @@ type Trap struct {
 	Message string // for panics, the panic value; otherwise a sentence
 	Stack   []string
 	Err     error // for TrapHost, the host's error
+	// Steps, for TrapFuel, is the budget that ran out; Total says it was
+	// the shared one (Limits.Steps) rather than the call's own.
+	Steps int64
+	Total bool
 }
 
 func (t *Trap) Error() string { return string(t.Kind) + ": " + t.Message }
@@ -108,6 +149,15 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	var he *hostError
 	if errors.As(err, &he) {
 		return &Trap{Kind: TrapHost, Message: he.err.Error(), Err: he.err}
+	}
+	var fe *fuelError
+	if errors.As(err, &fe) {
+		what := "a call"
+		if fe.total {
+			what = "the calls in all"
+		}
+		return &Trap{Kind: TrapFuel, Steps: fe.steps, Total: fe.total,
+			Message: fmt.Sprintf("%s took more than %d steps of work", what, fe.steps)}
 	}
 	var pe *protocolError
 	if errors.As(err, &pe) {

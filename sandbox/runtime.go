@@ -89,6 +89,8 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostTake),
 		[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32},
 		[]api.ValueType{api.ValueTypeI32}).Export("take").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostFuel),
+		nil, []api.ValueType{api.ValueTypeI32}).Export("fuel").
 		Instantiate(ctx)
 	if err != nil {
 		rt.Close(ctx)
@@ -168,7 +170,19 @@ type Host interface {
 
 // Limits bound one instance.
 type Limits struct {
-	// CallTimeout bounds each call into the module, start-up included.
+	// CallSteps bounds the work of each call into the module, start-up
+	// included, in steps of the untrusted file (function entries, loop
+	// iterations, gotos; see fuel.go); 0 means no limit. Past it the call
+	// stops with TrapFuel: the same code stops at the same step on any
+	// machine.
+	CallSteps int64
+	// Steps, if set, is a budget shared by every call of every instance
+	// given it (a whole test, say), spent as steps are taken.
+	Steps *StepBudget
+	// CallTimeout bounds each call into the module in wall-clock time. It
+	// is a safety net, not a verdict: how far a call gets in a given time
+	// depends on how busy the machine is, so a caller should not hold a
+	// TrapTimeout against the code.
 	CallTimeout time.Duration
 	// Output receives the module's stdout and stderr; the caller keeps
 	// what it wants of it.
@@ -189,6 +203,7 @@ type Instance struct {
 	pending []byte
 	stderr  tailBuffer
 	closed  bool
+	steps   int64              // granted to the call under way
 	written int64              // bytes of output so far
 	flooded bool               // MaxOutputBytes was passed
 	cancel  context.CancelFunc // of the call under way
@@ -229,10 +244,38 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		return nil, inst.classify(ctx, err)
 	}
 	inst.mod = mod
+	if err := inst.returnFuel(ctx); err != nil {
+		inst.Close(context.Background())
+		return nil, err
+	}
 	return inst, nil
 }
 
+// returnFuel takes back the steps a finished call was granted but did not
+// take: the next call starts with none, and every budget counts exactly
+// the steps taken.
+func (inst *Instance) returnFuel(ctx context.Context) error {
+	fn := inst.mod.ExportedFunction(fuelReturn)
+	if fn == nil {
+		return nil // not a metered module
+	}
+	res, err := fn.Call(ctx)
+	if err != nil {
+		return inst.classify(ctx, err)
+	}
+	left := int64(int32(res[0]))
+	if left <= 0 {
+		return nil
+	}
+	inst.steps -= left
+	if b := inst.limits.Steps; b != nil {
+		b.used -= left
+	}
+	return nil
+}
+
 func (inst *Instance) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	inst.steps = 0
 	ctx = context.WithValue(ctx, instanceKey{}, inst)
 	if inst.limits.CallTimeout > 0 {
 		ctx, inst.cancel = context.WithTimeout(ctx, inst.limits.CallTimeout)
@@ -279,6 +322,10 @@ func (inst *Instance) Call(ctx context.Context, name string) ([]uint64, error) {
 	res, err := fn.Call(ctx)
 	if err != nil {
 		err = inst.classify(ctx, err)
+	} else {
+		err = inst.returnFuel(ctx)
+	}
+	if err != nil {
 		inst.Close(context.Background())
 		return nil, err
 	}
@@ -295,6 +342,17 @@ func (inst *Instance) Close(ctx context.Context) {
 		inst.mod.Close(ctx)
 	}
 }
+
+// StepBudget is a number of steps shared by many calls and instances. It
+// is not safe for concurrent use.
+type StepBudget struct {
+	Max  int64 // steps allowed in all
+	used int64
+}
+
+// Used is how many steps have been taken against the budget. (While a
+// call runs it may run ahead by the rest of the call's grant.)
+func (b *StepBudget) Used() int64 { return b.used }
 
 // zeroReader makes random_get deterministic: a module's map order, hash
 // seeds and math/rand seeding then repeat from run to run.
