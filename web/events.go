@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // heartbeatInterval keeps idle event streams open through proxies.
@@ -43,7 +43,7 @@ func (s *Server) handleEvents(c echo.Context) error {
 		return s.stream(c, j, true)
 	}
 	sub, err := s.db.Submission(c.Request().Context(), id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && sub.LearnerID != l.ID {
+	if errors.Is(err, records.ErrNotFound) || err == nil && sub.LearnerID != l.ID {
 		return notFound
 	}
 	if err != nil {

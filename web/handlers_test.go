@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 func TestPages(t *testing.T) {
@@ -380,7 +381,7 @@ func TestRecoverUnfinished(t *testing.T) {
 	}
 	var ids []int64
 	for i, mode := range []string{"run", "submit"} {
-		s := &store.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: mode, Code: solvedMarker, Seed: 1}
+		s := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: mode, Code: solvedMarker, Seed: 1}
 		if err := db.CreateSubmission(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +392,7 @@ func TestRecoverUnfinished(t *testing.T) {
 		}
 		ids = append(ids, s.ID)
 	}
-	gone := &store.Submission{LearnerID: l.ID, Exercise: "removed-exercise", Engine: judge.EngineVersion, Mode: "run", Code: "x", Seed: 1}
+	gone := &records.Submission{LearnerID: l.ID, Exercise: "removed-exercise", Engine: judge.EngineVersion, Mode: "run", Code: "x", Seed: 1}
 	if err := db.CreateSubmission(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
@@ -640,7 +641,7 @@ func TestInstructorMount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := &store.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
+	sub := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
 	if err := env.db.CreateSubmission(ctx, sub); err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +660,7 @@ func TestInstructorMount(t *testing.T) {
 			t.Fatalf("re-judge still %s", s.State)
 		}
 	}
-	if err := env.srv.Enqueue(&store.Submission{ID: 99, Exercise: "gone"}); err == nil {
+	if err := env.srv.Enqueue(&records.Submission{ID: 99, Exercise: "gone"}); err == nil {
 		t.Error("re-judge of an unknown exercise accepted")
 	}
 }
@@ -675,5 +676,48 @@ func TestJudgePanic(t *testing.T) {
 	evs = c.events(c.submit("171", "submit", solvedMarker).Events, nil)
 	if done := evs[len(evs)-1]; done.Data["outcome"] != judge.OutcomeAccepted {
 		t.Errorf("the next submission: %v", done.Data["outcome"])
+	}
+}
+
+// A judgement that a wall-clock safety net cut short is neither stored nor
+// charged: the server judges it again, and settles it as not judged only
+// after maxJudgeAttempts.
+func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
+	for _, c := range []struct {
+		busy      int
+		wantState string
+		wantCalls int
+	}{
+		{busy: 1, wantState: "done", wantCalls: 2},
+		{busy: maxJudgeAttempts, wantState: "not_judged", wantCalls: maxJudgeAttempts},
+	} {
+		fake := &fakeJudge{busy: c.busy, hold: make(chan struct{}), started: make(chan struct{}, 8)}
+		env := newEnv(t, Config{Workers: 1}, fake)
+		cl := env.client()
+		sub := cl.submit("171", "submit", "package main "+solvedMarker)
+		<-fake.started
+		stream := cl.open(sub.Events, nil)
+		close(fake.hold)
+		evs := cl.read(stream)
+		names := []string{}
+		for _, ev := range evs {
+			names = append(names, ev.Name)
+		}
+		if last := evs[len(evs)-1]; last.Name != map[string]string{"done": "done", "not_judged": "not_judged"}[c.wantState] {
+			t.Errorf("busy %d: stream %v", c.busy, names)
+		}
+		if !slices.Contains(names, "retrying") {
+			t.Errorf("busy %d: no retrying event in %v", c.busy, names)
+		}
+		s, err := env.db.Submission(context.Background(), sub.ID)
+		if err != nil || s.State != c.wantState {
+			t.Fatalf("busy %d: stored %+v, %v", c.busy, s, err)
+		}
+		if fake.calls != c.wantCalls {
+			t.Errorf("busy %d: judged %d times, want %d", c.busy, fake.calls, c.wantCalls)
+		}
+		if c.wantState == "not_judged" && s.Charged() {
+			t.Errorf("a submission never judged was charged")
+		}
 	}
 }

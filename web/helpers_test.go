@@ -19,7 +19,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // Markers in code steer fakeJudge: accept it, or panic.
@@ -36,12 +36,13 @@ type fakeJudge struct {
 	started  chan struct{} // told when each judgement starts
 	calls    int
 	canceled int
+	busy     int // the first busy judgements end not judged, as a starved machine's would
 }
 
 func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *judge.Verdict {
 	f.mu.Lock()
 	f.calls++
-	hold, started := f.hold, f.started
+	hold, started, busy := f.hold, f.started, f.calls <= f.busy
 	f.mu.Unlock()
 	if started != nil {
 		started <- struct{}{}
@@ -61,6 +62,9 @@ func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *judge.Verdic
 			f.mu.Unlock()
 			return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeInternalError, Message: "cancelled"}
 		}
+	}
+	if busy {
+		return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeNotJudged, Message: "too busy", Tests: []judge.TestResult{}}
 	}
 	return fakeVerdict(s)
 }
@@ -121,9 +125,9 @@ func builtinCatalog(t testing.TB) *judge.Catalog {
 	return cat
 }
 
-func openStore(t testing.TB, dir string) *store.DB {
+func openStore(t testing.TB, dir string) *records.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "records.db"))
+	db, err := records.Open(filepath.Join(dir, "records.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +138,7 @@ func openStore(t testing.TB, dir string) *store.DB {
 type testEnv struct {
 	t    testing.TB
 	srv  *Server
-	db   *store.DB
+	db   *records.DB
 	fake *fakeJudge
 	ts   *httptest.Server
 	cat  *judge.Catalog

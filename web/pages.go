@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // historyLimit is how many past submissions the exercise page lists.
@@ -155,7 +155,7 @@ type exercisePage struct {
 	Chapter   *judge.Chapter
 	Statement template.HTML
 	Solution  *solutionPart // nil until solved: never sent before
-	History   []*store.Submission
+	History   []*records.Submission
 	Last      *results
 	Data      template.JS
 	Commands  []string
@@ -282,7 +282,7 @@ func (s *Server) handleHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var history []*store.Submission
+	var history []*records.Submission
 	if l != nil {
 		if history, err = s.db.Submissions(c.Request().Context(), l.ID, ex.Slug, historyLimit); err != nil {
 			return fmt.Errorf("history: %w", err)

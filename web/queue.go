@@ -13,6 +13,10 @@ import (
 const (
 	defaultQueueCap      = 64
 	maxPendingPerLearner = 3
+	// maxJudgeAttempts is how often a submission that a wall-clock safety
+	// net stopped (judge.OutcomeNotJudged) is judged in all before it is
+	// settled as not judged; a retry waits until the line is empty.
+	maxJudgeAttempts = 3
 )
 
 var (
@@ -38,8 +42,9 @@ type job struct {
 	mode    judge.Mode
 	code    []byte
 	seed    uint64
-	running bool // already marked running in the store (a recovered job)
-	rejudge bool // an instructor's re-judge: not counted against the learner
+	running  bool // already marked running in the store (a recovered job)
+	rejudge  bool // an instructor's re-judge: not counted against the learner
+	attempts int  // judgements so far that the machine's load cut short
 
 	mu    sync.Mutex
 	log   []event
@@ -86,6 +91,7 @@ type queue struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	waiting  []*job
+	retries  []*job // judged again once waiting is empty
 	live     map[int64]*job
 	pending  map[int64]int // per learner: admitted and not finished
 	reserved int           // admitted, not yet pushed
@@ -175,11 +181,16 @@ func (q *queue) add(j *job) {
 func (q *queue) pop() *job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.waiting) == 0 && !q.closed {
+	for len(q.waiting) == 0 && len(q.retries) == 0 && !q.closed {
 		q.cond.Wait()
 	}
 	if q.closed {
 		return nil
+	}
+	if len(q.waiting) == 0 {
+		j := q.retries[0]
+		q.retries = q.retries[1:]
+		return j
 	}
 	j := q.waiting[0]
 	q.waiting[0] = nil
@@ -188,6 +199,15 @@ func (q *queue) pop() *job {
 		w.publish("queued", map[string]int{"position": i + 1})
 	}
 	return j
+}
+
+// retry puts back a job whose judgement a safety net cut short; it runs
+// again once no other job waits, when the machine is least busy.
+func (q *queue) retry(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.retries = append(q.retries, j)
+	q.cond.Signal()
 }
 
 // finish forgets a job whose final event is published and stored.
@@ -212,8 +232,8 @@ func (q *queue) close() []*job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
-	left := q.waiting
-	q.waiting = nil
+	left := append(q.waiting, q.retries...)
+	q.waiting, q.retries = nil, nil
 	q.cond.Broadcast()
 	return left
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 func (s *Server) routes() *echo.Echo {
@@ -39,12 +39,12 @@ func (s *Server) routes() *echo.Echo {
 // pageBase is what the layout needs on every page.
 type pageBase struct {
 	Title   string
-	Learner *store.Learner
+	Learner *records.Learner
 	CSRF    string
 	Path    string
 }
 
-func (s *Server) base(c echo.Context, l *store.Learner, title string) pageBase {
+func (s *Server) base(c echo.Context, l *records.Learner, title string) pageBase {
 	return pageBase{Title: title, Learner: l, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI()}
 }
 
@@ -93,7 +93,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.JSON(code, map[string]string{"error": msg})
 		return
 	}
-	l, _ := c.Get(learnerKey).(*store.Learner)
+	l, _ := c.Get(learnerKey).(*records.Learner)
 	if err := s.render(c, code, "error", errorPage{pageBase: s.base(c, l, http.StatusText(code)), Code: code, Message: msg}); err != nil {
 		_ = c.String(code, msg)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/records"
 	"ctrljudge/web/instructor"
-	"ctrljudge/web/store"
 )
 
 // Time limits.
@@ -34,7 +34,7 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	DB      *store.DB
+	DB      *records.DB
 	Catalog *judge.Catalog
 	Engine  *judge.Engine
 	// Workers judging at once; 0 or more than the CPUs means one per CPU.
@@ -47,7 +47,7 @@ type Config struct {
 // Server is the web server: pages, assets, drafts and judging.
 type Server struct {
 	e      *echo.Echo
-	db     *store.DB
+	db     *records.DB
 	eng    judger
 	cat    *judge.Catalog
 	docs   *docs
@@ -201,7 +201,7 @@ func (s *Server) recoverUnfinished() error {
 
 // Enqueue queues a re-judge that the instructor pages created in the
 // records. Re-judges share the queue's cap but not a learner's allowance.
-func (s *Server) Enqueue(sub *store.Submission) error {
+func (s *Server) Enqueue(sub *records.Submission) error {
 	ex, err := s.cat.Find(sub.Exercise)
 	if err != nil {
 		return fmt.Errorf("re-judge %d: %w", sub.ID, err)
@@ -242,6 +242,18 @@ func (s *Server) judgeJob(j *job) {
 	}
 	if v == nil {
 		v = internalError(j.mode, "the judge returned no verdict")
+	}
+	if v.Outcome == judge.OutcomeNotJudged {
+		// The clock stopped it, not the code: nothing is stored or
+		// charged; it is judged again once the line is empty.
+		if j.attempts++; j.attempts < maxJudgeAttempts {
+			j.running = true
+			j.publish("retrying", map[string]any{"attempt": j.attempts + 1, "note": v.Message})
+			s.q.retry(j)
+			return
+		}
+		s.abandon(j, "the judge was too busy to finish it; it was not counted, please submit again later")
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()

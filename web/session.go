@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 const (
@@ -23,8 +23,8 @@ const learnerKey = "learner"
 // learner returns the learner holding the request's session. With create,
 // a request without a valid session gets a new anonymous learner and its
 // cookie; without, it gets nil.
-func (s *Server) learner(c echo.Context, create bool) (*store.Learner, error) {
-	if l, ok := c.Get(learnerKey).(*store.Learner); ok {
+func (s *Server) learner(c echo.Context, create bool) (*records.Learner, error) {
+	if l, ok := c.Get(learnerKey).(*records.Learner); ok {
 		return l, nil
 	}
 	ctx := c.Request().Context()
@@ -34,7 +34,7 @@ func (s *Server) learner(c echo.Context, create bool) (*store.Learner, error) {
 		case err == nil:
 			c.Set(learnerKey, l)
 			return l, nil
-		case !errors.Is(err, store.ErrNotFound):
+		case !errors.Is(err, records.ErrNotFound):
 			return nil, fmt.Errorf("look up session: %w", err)
 		}
 	}
@@ -52,7 +52,7 @@ func (s *Server) learner(c echo.Context, create bool) (*store.Learner, error) {
 
 // learnerID is 0, which matches no records, for a visitor who has not
 // saved or submitted anything yet.
-func learnerID(l *store.Learner) int64 {
+func learnerID(l *records.Learner) int64 {
 	if l == nil {
 		return 0
 	}
@@ -98,14 +98,14 @@ func (s *Server) handleSignIn(c echo.Context) error {
 	if name == "" {
 		return fail("Enter the name your instructor will see.")
 	}
-	if _, err := store.CleanName(name); err != nil {
+	if _, err := records.CleanName(name); err != nil {
 		return fail("A name is 1 to 64 characters, with no control characters.")
 	}
 	if code == "" {
 		return fail("Enter your class's join code, or practise anonymously.")
 	}
 	l, token, err := s.db.SignInLearner(c.Request().Context(), name, code)
-	if errors.Is(err, store.ErrBadJoinCode) {
+	if errors.Is(err, records.ErrBadJoinCode) {
 		return fail("No class has that join code. Check it with your instructor.")
 	}
 	if err != nil {
@@ -127,7 +127,7 @@ func (s *Server) handleSignOut(c echo.Context) error {
 
 func (s *Server) endSession(c echo.Context) {
 	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
-		if err := s.db.EndSession(c.Request().Context(), ck.Value); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.db.EndSession(c.Request().Context(), ck.Value); err != nil && !errors.Is(err, records.ErrNotFound) {
 			s.log.Warn("end session", "err", err)
 		}
 	}

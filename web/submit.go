@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // retryAfterSeconds is what a refused submission is told to wait.
@@ -100,7 +100,7 @@ func (s *Server) handleSubmit(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 		return echo.NewHTTPError(http.StatusTooManyRequests, err.Error())
 	}
-	sub := &store.Submission{
+	sub := &records.Submission{
 		LearnerID: l.ID, ClassID: l.ClassID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
 		Engine: judge.EngineVersion, Mode: string(mode), Code: req.Code, Seed: judge.DefaultSeed,
 	}

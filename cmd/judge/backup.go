@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // defaultRecords is where `judge serve` keeps its records by default.
@@ -27,13 +27,13 @@ func dbFlag(fs *flag.FlagSet) *string {
 
 // openRecords opens an existing records database: reading commands must
 // not leave an empty database behind a mistyped path.
-func openRecords(path string) (*store.DB, error) {
+func openRecords(path string) (*records.DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no records database at %s (give --db FILE)", path)
 	} else if err != nil {
 		return nil, err
 	}
-	return store.Open(path)
+	return records.Open(path)
 }
 
 // cmdBackup writes a consistent copy of the records while the server runs.

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/term"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // cmdInstructor manages instructor accounts. There is no default account:
@@ -53,7 +53,7 @@ func cmdInstructor(args []string) int {
 		}
 		return 0
 	case (pos[0] == "add" || pos[0] == "passwd") && len(pos) == 2:
-		name, err := store.CleanName(pos[1])
+		name, err := records.CleanName(pos[1])
 		if err != nil {
 			return fail("instructor name: %v", err)
 		}
@@ -62,9 +62,9 @@ func cmdInstructor(args []string) int {
 			return fail("%v", err)
 		}
 		// add may create the database: it is how a new site starts.
-		var d *store.DB
+		var d *records.DB
 		if pos[0] == "add" {
-			d, err = store.Open(*db)
+			d, err = records.Open(*db)
 		} else {
 			d, err = openRecords(*db)
 		}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"ctrljudge/web/store"
-	"ctrljudge/web/store/storetest"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/records/recordstest"
 )
 
 func TestReportBackupInstructor(t *testing.T) {
-	f := storetest.Seed(t)
+	f := recordstest.Seed(t)
 	dir := t.TempDir()
 	db := f.DB.Path()
 
@@ -52,7 +52,7 @@ func TestReportBackupInstructor(t *testing.T) {
 	if code := cmdBackup([]string{"--db", db, "--out", copyPath}); code == 0 {
 		t.Error("backup overwrote an existing file")
 	}
-	cp, err := store.Open(copyPath)
+	cp, err := records.Open(copyPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestReportBackupInstructor(t *testing.T) {
 			t.Error("instructor add without a password succeeded")
 		}
 	})
-	d, err := store.Open(fresh)
+	d, err := records.Open(fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"ctrljudge/web/report"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/report"
 )
 
 // cmdReport writes a class's report from a records file, offline.
@@ -73,7 +73,7 @@ func cmdReport(args []string) int {
 	return 0
 }
 
-func classList(ctx context.Context, d *store.DB) string {
+func classList(ctx context.Context, d *records.DB) string {
 	cs, err := d.Classes(ctx)
 	if err != nil {
 		return "  (" + err.Error() + ")"

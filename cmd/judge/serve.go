@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/records"
 	"ctrljudge/web"
-	"ctrljudge/web/store"
 )
 
 // recordsFile is the SQLite file inside the data directory.
@@ -60,7 +60,7 @@ func cmdServe(args []string) int {
 	if err := os.MkdirAll(*data, 0o750); err != nil {
 		return fail("data directory: %v", err)
 	}
-	db, err := store.Open(filepath.Join(*data, recordsFile))
+	db, err := records.Open(filepath.Join(*data, recordsFile))
 	if err != nil {
 		return fail("open records: %v", err)
 	}

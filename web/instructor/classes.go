@@ -11,13 +11,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/report"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/report"
 )
 
 type classesPage struct {
 	page
-	Classes []*store.Class
+	Classes []*records.Class
 	Name    string
 	Error   string
 }
@@ -35,7 +35,7 @@ func (h *handler) handleClasses(c echo.Context) error {
 func (h *handler) handleCreateClass(c echo.Context) error {
 	ctx := c.Request().Context()
 	cl, err := h.DB.CreateClass(ctx, instructor(c).ID, c.FormValue("name"))
-	if errors.Is(err, store.ErrBadName) {
+	if errors.Is(err, records.ErrBadName) {
 		cs, lerr := h.DB.InstructorClasses(ctx, instructor(c).ID)
 		if lerr != nil {
 			return lerr
@@ -173,7 +173,7 @@ func (h *handler) handleSetDue(c echo.Context) error {
 }
 
 // knownExercise: in the catalog, or seen in the class's records.
-func (h *handler) knownExercise(c echo.Context, cl *store.Class, slug string) bool {
+func (h *handler) knownExercise(c echo.Context, cl *records.Class, slug string) bool {
 	if slug == "" {
 		return false
 	}

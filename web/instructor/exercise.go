@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/report"
+	"ctrljudge/judge/report"
 )
 
 type exercisePage struct {

@@ -24,19 +24,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/report"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/report"
 )
 
 // Deps are what the pages need from the rest of the server.
 type Deps struct {
-	DB      *store.DB
+	DB      *records.DB
 	Catalog *judge.Catalog
 	Engine  *judge.Engine
 	// Enqueue hands a re-judge submission, already created and queued in
 	// the records, to the server's workers. If nil, re-judges are judged
 	// one at a time in the background with Engine.
-	Enqueue func(*store.Submission) error
+	Enqueue func(*records.Submission) error
 }
 
 const (
@@ -59,7 +59,7 @@ type handler struct {
 	pages map[string]*template.Template
 	log   *slog.Logger
 	// background serialises re-judges when no Enqueue is given.
-	background chan *store.Submission
+	background chan *records.Submission
 }
 
 // Register adds the instructor routes to g.
@@ -67,7 +67,7 @@ func Register(g *echo.Group, d Deps) {
 	h := &handler{Deps: d, log: slog.Default()}
 	h.pages = parsePages()
 	if h.Enqueue == nil {
-		h.background = make(chan *store.Submission, 1024)
+		h.background = make(chan *records.Submission, 1024)
 		go h.judgeInBackground()
 		h.Enqueue = h.enqueueBackground
 	}
@@ -146,7 +146,7 @@ func (h *handler) requireInstructor(next echo.HandlerFunc) echo.HandlerFunc {
 			return h.unauthorized(c)
 		}
 		in, err := h.DB.InstructorBySession(r.Context(), ck.Value)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, records.ErrNotFound) {
 			return h.unauthorized(c)
 		}
 		if err != nil {
@@ -174,7 +174,7 @@ func (h *handler) requireClass(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusNotFound, "no such class")
 		}
 		cl, err := h.DB.Class(c.Request().Context(), id)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, records.ErrNotFound) {
 			return echo.NewHTTPError(http.StatusNotFound, "no such class")
 		}
 		if err != nil {
@@ -188,13 +188,13 @@ func (h *handler) requireClass(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func instructor(c echo.Context) *store.Instructor {
-	in, _ := c.Get(instructorKey).(*store.Instructor)
+func instructor(c echo.Context) *records.Instructor {
+	in, _ := c.Get(instructorKey).(*records.Instructor)
 	return in
 }
 
-func class(c echo.Context) *store.Class {
-	cl, _ := c.Get(classKey).(*store.Class)
+func class(c echo.Context) *records.Class {
+	cl, _ := c.Get(classKey).(*records.Class)
 	return cl
 }
 
@@ -202,8 +202,8 @@ func class(c echo.Context) *store.Class {
 type page struct {
 	Title      string
 	Base       string
-	Instructor *store.Instructor
-	Class      *store.Class
+	Instructor *records.Instructor
+	Class      *records.Class
 	CSRF       string
 	Flash      string
 }
@@ -275,7 +275,7 @@ func seeOther(c echo.Context, path, done string) error {
 }
 
 // loadReport computes the class's report as of now.
-func (h *handler) loadReport(ctx context.Context, cl *store.Class) (*report.Report, *report.Input, error) {
+func (h *handler) loadReport(ctx context.Context, cl *records.Class) (*report.Report, *report.Input, error) {
 	in, err := report.Load(ctx, h.DB, cl.ID, h.Catalog)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load report of class %d: %w", cl.ID, err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/store"
-	"ctrljudge/web/store/storetest"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/records/recordstest"
 )
 
 const prefix = "/instructor"
@@ -21,15 +21,15 @@ const prefix = "/instructor"
 type testServer struct {
 	t        *testing.T
 	e        *echo.Echo
-	f        *storetest.Fixture
+	f        *recordstest.Fixture
 	mu       sync.Mutex
-	enqueued []*store.Submission
+	enqueued []*records.Submission
 	refuse   bool // Enqueue fails
 }
 
 func newTestServer(t *testing.T) *testServer {
-	ts := &testServer{t: t, e: echo.New(), f: storetest.Seed(t)}
-	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: ts.f.Catalog, Enqueue: func(s *store.Submission) error {
+	ts := &testServer{t: t, e: echo.New(), f: recordstest.Seed(t)}
+	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: ts.f.Catalog, Enqueue: func(s *records.Submission) error {
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		if ts.refuse {
@@ -96,8 +96,8 @@ func form(ts *testServer) url.Values {
 // another instructor's class, and success for the owner.
 func TestEveryRouteRefusesOthers(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
-	other := ts.login("Mallory", storetest.OtherPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
+	other := ts.login("Mallory", recordstest.OtherPassword)
 	_, learnerToken, err := ts.f.DB.SignInLearner(context.Background(), "Ada", ts.f.Class.JoinCode)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestRoutesListed(t *testing.T) {
 
 func TestCrossSitePostRefused(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	req := httptest.NewRequest(http.MethodPost, prefix+"/classes", strings.NewReader("name=x"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
@@ -210,12 +210,12 @@ func TestWrongPassword(t *testing.T) {
 // name, learner code) render escaped on every page and export.
 func TestPayloadsEscaped(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	f := ts.f
-	xssLearner := f.Learners[storetest.XSS].ID
-	var cleoXSS *store.Submission
+	xssLearner := f.Learners[recordstest.XSS].ID
+	var cleoXSS *records.Submission
 	for _, s := range f.Submissions {
-		if strings.Contains(s.Code, storetest.XSS) {
+		if strings.Contains(s.Code, recordstest.XSS) {
 			cleoXSS = s
 		}
 	}
@@ -262,7 +262,7 @@ func TestPayloadsEscaped(t *testing.T) {
 
 func TestCreateClassAndDueDate(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	rec := ts.do(http.MethodPost, prefix+"/classes", owner, url.Values{"name": {"Spring cohort"}})
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("create class: %d", rec.Code)
@@ -292,7 +292,7 @@ func TestCreateClassAndDueDate(t *testing.T) {
 
 func TestRejudge(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	ctx := context.Background()
 	path := fmt.Sprintf("%s/classes/%d/exercises/reconcile-loop/rejudge", prefix, ts.f.Class.ID)
 	rec := ts.do(http.MethodPost, path, owner, url.Values{"which": {"best"}})
@@ -309,10 +309,10 @@ func TestRejudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.ExerciseVersion != "v2" || s.Code != orig.Code || s.State != store.StateQueued || s.Mode != "submit" || s.LearnerID != orig.LearnerID {
+		if s.ExerciseVersion != "v2" || s.Code != orig.Code || s.State != records.StateQueued || s.Mode != "submit" || s.LearnerID != orig.LearnerID {
 			t.Errorf("re-judge %+v of %+v", s, orig)
 		}
-		if orig.State != store.StateDone || orig.ExerciseVersion != "v1" {
+		if orig.State != records.StateDone || orig.ExerciseVersion != "v1" {
 			t.Errorf("original changed: %+v", orig)
 		}
 	}
@@ -328,7 +328,7 @@ func TestRejudge(t *testing.T) {
 func TestRejudgeRefused(t *testing.T) {
 	ts := newTestServer(t)
 	ts.refuse = true
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	ctx := context.Background()
 	rec := ts.do(http.MethodPost, fmt.Sprintf("%s/classes/%d/exercises/reconcile-loop/rejudge", prefix, ts.f.Class.ID), owner, url.Values{"which": {"latest"}})
 	if rec.Code != http.StatusSeeOther || !strings.Contains(rec.Header().Get("Location"), "could+not+be+queued") {
@@ -337,10 +337,10 @@ func TestRejudgeRefused(t *testing.T) {
 	subs, _ := ts.f.DB.ClassSubmissions(ctx, ts.f.Class.ID)
 	abandoned := 0
 	for _, s := range subs {
-		if s.RejudgeOf != 0 && s.ExerciseVersion == "v2" && s.State == store.StateQueued {
+		if s.RejudgeOf != 0 && s.ExerciseVersion == "v2" && s.State == records.StateQueued {
 			t.Errorf("re-judge %d left queued after Enqueue failed", s.ID)
 		}
-		if s.RejudgeOf != 0 && s.State == store.StateNotJudged && strings.Contains(s.Note, "queue full") {
+		if s.RejudgeOf != 0 && s.State == records.StateNotJudged && strings.Contains(s.Note, "queue full") {
 			abandoned++
 		}
 	}
@@ -351,7 +351,7 @@ func TestRejudgeRefused(t *testing.T) {
 
 func TestMatrixSort(t *testing.T) {
 	ts := newTestServer(t)
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	rec := ts.do(http.MethodGet, fmt.Sprintf("%s/classes/%d?sort=solved&desc=1", prefix, ts.f.Class.ID), owner, nil)
 	body := rec.Body.String()
 	ada, ben, cleo := strings.Index(body, ">Ada<"), strings.Index(body, ">Ben<"), strings.Index(body, ">Cleo<")
@@ -368,11 +368,11 @@ func TestMatrixSort(t *testing.T) {
 // TestRejudgeWithoutQueueOrEngine: with neither Enqueue nor Engine the
 // re-judges are settled as not judged, with the reason.
 func TestRejudgeWithoutQueueOrEngine(t *testing.T) {
-	f := storetest.Seed(t)
+	f := recordstest.Seed(t)
 	e := echo.New()
 	Register(e.Group(prefix), Deps{DB: f.DB, Catalog: f.Catalog})
 	ts := &testServer{t: t, e: e, f: f}
-	owner := ts.login("Grace", storetest.OwnerPassword)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
 	rec := ts.do(http.MethodPost, fmt.Sprintf("%s/classes/%d/exercises/reconcile-loop/rejudge", prefix, f.Class.ID), owner, url.Values{"which": {"latest"}})
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("re-judge: %d", rec.Code)
@@ -380,7 +380,7 @@ func TestRejudgeWithoutQueueOrEngine(t *testing.T) {
 	subs, _ := f.DB.ClassSubmissions(context.Background(), f.Class.ID)
 	n := 0
 	for _, s := range subs {
-		if s.RejudgeOf != 0 && s.State == store.StateNotJudged {
+		if s.RejudgeOf != 0 && s.State == records.StateNotJudged {
 			n++
 			if !strings.Contains(s.Note, "no judge engine") {
 				t.Errorf("note %q", s.Note)

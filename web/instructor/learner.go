@@ -9,21 +9,21 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/report"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/report"
 )
 
 type learnerPage struct {
 	page
-	Learner     *store.Learner
+	Learner     *records.Learner
 	Exercise    string   // filter; "" for all
 	Exercises   []string // the learner's exercises, in first-seen order
-	Submissions []*store.Submission
-	Shown       *store.Submission
+	Submissions []*records.Submission
+	Shown       *records.Submission
 	Verdict     *judge.Verdict
 	Code        []report.CodeLine
-	DiffA       *store.Submission
-	DiffB       *store.Submission
+	DiffA       *records.Submission
+	DiffB       *records.Submission
 	Diff        []report.DiffLine
 }
 
@@ -37,7 +37,7 @@ func (h *handler) handleLearner(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no such learner")
 	}
 	l, err := h.DB.Learner(ctx, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && l.ClassID != cl.ID) {
+	if errors.Is(err, records.ErrNotFound) || (err == nil && l.ClassID != cl.ID) {
 		return echo.NewHTTPError(http.StatusNotFound, "no such learner in this class")
 	}
 	if err != nil {
@@ -49,7 +49,7 @@ func (h *handler) handleLearner(c echo.Context) error {
 	}
 	p := learnerPage{page: h.page(c, l.Name+" · "+cl.Name), Learner: l, Exercise: c.QueryParam("exercise")}
 	seen := map[string]bool{}
-	byID := map[int64]*store.Submission{}
+	byID := map[int64]*records.Submission{}
 	for i := len(all) - 1; i >= 0; i-- {
 		s := all[i]
 		byID[s.ID] = s
@@ -63,7 +63,7 @@ func (h *handler) handleLearner(c echo.Context) error {
 			p.Submissions = append(p.Submissions, s)
 		}
 	}
-	pick := func(name string) *store.Submission {
+	pick := func(name string) *records.Submission {
 		n, err := strconv.ParseInt(c.QueryParam(name), 10, 64)
 		if err != nil {
 			return nil

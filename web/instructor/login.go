@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 type loginPage struct {
@@ -26,7 +26,7 @@ func (h *handler) handleLogin(c echo.Context) error {
 	name, password := strings.TrimSpace(c.FormValue("name")), c.FormValue("password")
 	next := h.localNext(c, c.FormValue("next"))
 	_, token, err := h.DB.SignInInstructor(c.Request().Context(), name, password)
-	if errors.Is(err, store.ErrBadPassword) {
+	if errors.Is(err, records.ErrBadPassword) {
 		return h.render(c, http.StatusUnauthorized, "login", loginPage{page: h.page(c, "Instructor sign-in"),
 			Name: name, Next: next, Error: "Wrong name or password."})
 	}

@@ -10,20 +10,20 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // pickForRejudge chooses, per learner, the latest or the best of their own
 // judged submits of an exercise, skipping those already re-judged at
 // version (so pressing the button twice queues nothing new).
-func pickForRejudge(subs []*store.Submission, slug, which, version string) []*store.Submission {
+func pickForRejudge(subs []*records.Submission, slug, which, version string) []*records.Submission {
 	done := map[int64]bool{} // originals already re-judged at this version
 	for _, s := range subs {
-		if s.RejudgeOf != 0 && s.ExerciseVersion == version && s.State != store.StateNotJudged {
+		if s.RejudgeOf != 0 && s.ExerciseVersion == version && s.State != records.StateNotJudged {
 			done[s.RejudgeOf] = true
 		}
 	}
-	pick := map[int64]*store.Submission{}
+	pick := map[int64]*records.Submission{}
 	var order []int64
 	for _, s := range subs { // oldest first
 		if s.Exercise != slug || !s.Charged() || s.Mode != string(judge.ModeSubmit) {
@@ -37,7 +37,7 @@ func pickForRejudge(subs []*store.Submission, slug, which, version string) []*st
 			pick[s.LearnerID] = s
 		}
 	}
-	var out []*store.Submission
+	var out []*records.Submission
 	for _, id := range order {
 		if s := pick[id]; !done[s.ID] {
 			out = append(out, s)
@@ -48,7 +48,7 @@ func pickForRejudge(subs []*store.Submission, slug, which, version string) []*st
 
 // betterSub: accepted first, then the larger share of tests passed; the
 // earlier wins a tie.
-func betterSub(a, b *store.Submission) bool {
+func betterSub(a, b *records.Submission) bool {
 	if (a.Outcome == judge.OutcomeAccepted) != (b.Outcome == judge.OutcomeAccepted) {
 		return a.Outcome == judge.OutcomeAccepted
 	}
@@ -78,7 +78,7 @@ func (h *handler) handleRejudge(c echo.Context) error {
 	}
 	queued, failed := 0, 0
 	for _, orig := range pickForRejudge(subs, ex.Slug, which, ex.Version) {
-		s := &store.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
+		s := &records.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
 			Engine: judge.EngineVersion, Mode: string(judge.ModeSubmit), Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
 		if err := h.DB.CreateSubmission(ctx, s); err != nil {
 			return fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
@@ -104,7 +104,7 @@ func (h *handler) handleRejudge(c echo.Context) error {
 }
 
 // enqueueBackground is the fallback when the server gives no Enqueue.
-func (h *handler) enqueueBackground(s *store.Submission) error {
+func (h *handler) enqueueBackground(s *records.Submission) error {
 	if h.Engine == nil {
 		return errors.New("no judge engine")
 	}
@@ -122,7 +122,7 @@ func (h *handler) judgeInBackground() {
 	}
 }
 
-func (h *handler) judgeOne(s *store.Submission) {
+func (h *handler) judgeOne(s *records.Submission) {
 	ctx, cancel := context.WithTimeout(context.Background(), maxJudgeTime)
 	defer cancel()
 	ex, err := h.Catalog.Find(s.Exercise)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/web/report"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/report"
 )
 
 type similarityPage struct {
@@ -27,7 +27,7 @@ func (h *handler) handleSimilarity(c echo.Context) error {
 
 type pairPage struct {
 	page
-	A, B             *store.Submission
+	A, B             *records.Submission
 	NameA, NameB     string
 	Left, Right      []report.CodeLine
 	SharedA, SharedB int // marked lines
@@ -39,7 +39,7 @@ type pairPage struct {
 func (h *handler) handlePair(c echo.Context) error {
 	cl := class(c)
 	ctx := c.Request().Context()
-	load := func(param string) (*store.Submission, *store.Learner, error) {
+	load := func(param string) (*records.Submission, *records.Learner, error) {
 		id, err := strconv.ParseInt(c.Param(param), 10, 64)
 		if err != nil {
 			return nil, nil, echo.NewHTTPError(http.StatusNotFound, "no such submission")

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // TestCrashRecovery kills the server (SIGKILL) with submissions in flight,
@@ -41,7 +41,7 @@ func TestCrashRecovery(t *testing.T) {
 	wg.Wait()
 	s.kill()
 
-	db, err := store.Open(filepath.Join(data, "records.db"))
+	db, err := records.Open(filepath.Join(data, "records.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +61,9 @@ func TestCrashRecovery(t *testing.T) {
 	done, notJudged := 0, 0
 	for _, id := range ids {
 		switch sub := got[id]; sub.State {
-		case store.StateDone:
+		case records.StateDone:
 			done++
-		case store.StateNotJudged:
+		case records.StateNotJudged:
 			notJudged++
 			if sub.Note == "" {
 				t.Errorf("submission %d not judged without a reason", id)

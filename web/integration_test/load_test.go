@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // TestManyLearners: learners submitting at once lose no record. Each of
@@ -18,7 +18,7 @@ func TestManyLearners(t *testing.T) {
 	code := starterCode(t)
 	data := t.TempDir()
 	s := startServer(t, data, "--queue", "256")
-	db, err := store.Open(filepath.Join(data, "records.db"))
+	db, err := records.Open(filepath.Join(data, "records.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 const (
@@ -189,12 +189,12 @@ func starterCode(t *testing.T) string {
 }
 
 // waitSettled polls the records until none of ids is queued or running.
-func waitSettled(t *testing.T, db *store.DB, ids []int64, s *server) map[int64]*store.Submission {
+func waitSettled(t *testing.T, db *records.DB, ids []int64, s *server) map[int64]*records.Submission {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(settleTimeout)
 	for {
-		got := map[int64]*store.Submission{}
+		got := map[int64]*records.Submission{}
 		open := 0
 		for _, id := range ids {
 			sub, err := db.Submission(ctx, id)
@@ -202,7 +202,7 @@ func waitSettled(t *testing.T, db *store.DB, ids []int64, s *server) map[int64]*
 				t.Fatalf("submission %d the server acknowledged is not in the records: %v", id, err)
 			}
 			got[id] = sub
-			if sub.State == store.StateQueued || sub.State == store.StateRunning {
+			if sub.State == records.StateQueued || sub.State == records.StateRunning {
 				open++
 			}
 		}

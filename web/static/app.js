@@ -292,6 +292,13 @@
         refreshHistory();
         if (d.solved) unlockSolution();
       });
+      es.addEventListener("retrying", (e) => {
+        // The machine was too busy to finish; nothing was counted, and the
+        // server judges it again when its line is empty.
+        cards.textContent = "";
+        setBar(0, 0);
+        status.textContent = "The judge was too busy to finish; it will try again shortly (attempt " + data(e).attempt + ")…";
+      });
       es.addEventListener("not_judged", (e) => {
         es.close();
         status.textContent = "Not judged: " + data(e).note + ". This attempt does not count.";

@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"ctrljudge/web/store/storetest"
+	"ctrljudge/judge/records/recordstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func fixtureReport(t *testing.T) (*Report, *storetest.Fixture) {
+func fixtureReport(t *testing.T) (*Report, *recordstest.Fixture) {
 	t.Helper()
-	f := storetest.Seed(t)
+	f := recordstest.Seed(t)
 	in, err := Load(context.Background(), f.DB, f.Class.ID, f.Catalog)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestHighlightKeepsEveryByte(t *testing.T) {
-	for _, src := range []string{storetest.Starter, "package x\nfunc {\n\"unterminated\n/* open", "", "`raw\nstring`\n// c\n"} {
+	for _, src := range []string{recordstest.Starter, "package x\nfunc {\n\"unterminated\n/* open", "", "`raw\nstring`\n// c\n"} {
 		var sb strings.Builder
 		for i, l := range Highlight(src) {
 			if i > 0 {
@@ -242,8 +242,8 @@ func TestHighlightKeepsEveryByte(t *testing.T) {
 }
 
 func TestFingerprintsIgnoreNamesAndStarter(t *testing.T) {
-	a := []byte(storetest.Starter + "\nfunc helper(a, b int) int {\n\tfor i := 0; i < a; i++ {\n\t\tb += i * 2\n\t}\n\treturn b\n}\n")
-	b := []byte(storetest.Starter + "\n// renamed\nfunc other(x, y int) int {\n\tfor j := 0; j < x; j++ {\n\t\ty += j * 7\n\t}\n\treturn y\n}\n")
+	a := []byte(recordstest.Starter + "\nfunc helper(a, b int) int {\n\tfor i := 0; i < a; i++ {\n\t\tb += i * 2\n\t}\n\treturn b\n}\n")
+	b := []byte(recordstest.Starter + "\n// renamed\nfunc other(x, y int) int {\n\tfor j := 0; j < x; j++ {\n\t\ty += j * 7\n\t}\n\treturn y\n}\n")
 	ha, hb := hashSet(Fingerprints(a)), hashSet(Fingerprints(b))
 	if len(ha) == 0 || len(ha) != len(hb) {
 		t.Fatalf("fingerprints %d and %d; renaming should not change them", len(ha), len(hb))
@@ -253,7 +253,7 @@ func TestFingerprintsIgnoreNamesAndStarter(t *testing.T) {
 			t.Error("renamed code has a different fingerprint")
 		}
 	}
-	la, _ := SharedLines(a, b, []byte(storetest.Starter))
+	la, _ := SharedLines(a, b, []byte(recordstest.Starter))
 	if la[1] || la[3] {
 		t.Errorf("starter lines marked as shared: %v", la)
 	}

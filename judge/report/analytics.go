@@ -2,7 +2,7 @@ package report
 
 import (
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // Analytics describes how a class fared on one exercise. Shares are of the
@@ -74,7 +74,7 @@ func (t *tally) counts(attempted int) []Count {
 }
 
 func analytics(in *Input, cols []ExerciseInfo, rows []*LearnerRow) []*Analytics {
-	tests := map[int64][]*store.TestRow{}
+	tests := map[int64][]*records.TestRow{}
 	for _, t := range in.Tests {
 		tests[t.SubmissionID] = append(tests[t.SubmissionID], t)
 	}

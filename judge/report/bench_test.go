@@ -7,27 +7,27 @@ import (
 	"time"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
-	"ctrljudge/web/store/storetest"
+	"ctrljudge/judge/records"
+	"ctrljudge/judge/records/recordstest"
 )
 
 // syntheticClass builds a class of n learners, each with subs submits of
 // each of three exercises (code of about 60 lines, varied per learner).
 func syntheticClass(n, subs int) *Input {
-	in := &Input{Class: &store.Class{ID: 1, Name: "bench"}, Due: map[string]time.Time{}}
+	in := &Input{Class: &records.Class{ID: 1, Name: "bench"}, Due: map[string]time.Time{}}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	slugs := []string{"a", "b", "c"}
 	for _, s := range slugs {
-		in.Exercises = append(in.Exercises, &judge.Exercise{Slug: s, Starter: []byte(storetest.Starter)})
+		in.Exercises = append(in.Exercises, &judge.Exercise{Slug: s, Starter: []byte(recordstest.Starter)})
 	}
 	id := int64(0)
 	for l := range n {
-		in.Learners = append(in.Learners, &store.Learner{ID: int64(l + 1), Name: fmt.Sprintf("learner %03d", l), ClassID: 1})
+		in.Learners = append(in.Learners, &records.Learner{ID: int64(l + 1), Name: fmt.Sprintf("learner %03d", l), ClassID: 1})
 		for _, slug := range slugs {
 			for k := range subs {
 				id++
 				var b strings.Builder
-				b.WriteString(storetest.Starter)
+				b.WriteString(recordstest.Starter)
 				for f := range 6 {
 					fmt.Fprintf(&b, "\nfunc helper%d(x int) int {\n\tfor i := 0; i < x*%d; i++ {\n\t\tif i%%%d == 0 {\n\t\t\tx += i\n\t\t}\n\t}\n\treturn x\n}\n", f, l%7+f, k+2)
 				}
@@ -35,11 +35,11 @@ func syntheticClass(n, subs int) *Input {
 				if k == subs-1 && l%2 == 0 {
 					out = judge.OutcomeAccepted
 				}
-				in.Submissions = append(in.Submissions, &store.Submission{ID: id, LearnerID: int64(l + 1), ClassID: 1, Exercise: slug,
-					Mode: "submit", Code: b.String(), State: store.StateDone, Outcome: out, Passed: 3, Total: 4,
+				in.Submissions = append(in.Submissions, &records.Submission{ID: id, LearnerID: int64(l + 1), ClassID: 1, Exercise: slug,
+					Mode: "submit", Code: b.String(), State: records.StateDone, Outcome: out, Passed: 3, Total: 4,
 					QueuedAt: t0.Add(time.Duration(id) * time.Minute)})
 				if out != judge.OutcomeAccepted {
-					in.Tests = append(in.Tests, &store.TestRow{SubmissionID: id, Name: "restart", Status: "fail", Oracle: "idempotency",
+					in.Tests = append(in.Tests, &records.TestRow{SubmissionID: id, Name: "restart", Status: "fail", Oracle: "idempotency",
 						FaultClasses: []string{"restart"}})
 				}
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // Similarity settings. A run of shared code at least kgramTokens+window-1
@@ -161,20 +161,20 @@ func hashSet(fs []Fingerprint) map[uint64]bool {
 }
 
 type candidate struct {
-	learner *store.Learner
-	sub     *store.Submission
+	learner *records.Learner
+	sub     *records.Submission
 	hashes  map[uint64]bool
 }
 
 func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
 	sim := Similarity{Threshold: threshold, Pairs: []*Pair{}}
-	learners := map[int64]*store.Learner{}
+	learners := map[int64]*records.Learner{}
 	for _, l := range in.Learners {
 		learners[l.ID] = l
 	}
 	for _, col := range cols {
 		// Each learner's latest own submit.
-		latest := map[int64]*store.Submission{}
+		latest := map[int64]*records.Submission{}
 		for _, s := range in.Submissions {
 			if s.Exercise == col.Slug && s.Charged() && s.Mode == string(judge.ModeSubmit) && learners[s.LearnerID] != nil {
 				latest[s.LearnerID] = s

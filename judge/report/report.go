@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // Input is everything a report is computed from.
 type Input struct {
-	Class       *store.Class
-	Learners    []*store.Learner
-	Submissions []*store.Submission // oldest first
-	Tests       []*store.TestRow
+	Class       *records.Class
+	Learners    []*records.Learner
+	Submissions []*records.Submission // oldest first
+	Tests       []*records.TestRow
 	Due         map[string]time.Time
 	// Exercises lists the known exercises in order; exercises seen only in
 	// submissions or due dates are appended by Compute.
@@ -31,7 +31,7 @@ type Input struct {
 
 // Load reads a class's records. cat may be nil: exercises are then named by
 // their slugs and no starter code is excluded from similarity.
-func Load(ctx context.Context, db *store.DB, classID int64, cat *judge.Catalog) (*Input, error) {
+func Load(ctx context.Context, db *records.DB, classID int64, cat *judge.Catalog) (*Input, error) {
 	in := &Input{}
 	var err error
 	if in.Class, err = db.Class(ctx, classID); err != nil {

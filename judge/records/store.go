@@ -1,4 +1,4 @@
-// Package store keeps ctrljudge's records in SQLite: learners and their
+// Package records keeps ctrljudge's records in SQLite: learners and their
 // sessions, instructors and classes, every submission with its verdict and
 // per-test rows, drafts and progress.
 //
@@ -7,7 +7,7 @@
 // read-only pool serves reads alongside it (WAL mode). The schema lives in
 // numbered migrations embedded in the binary and tracked with
 // PRAGMA user_version.
-package store
+package records
 
 import (
 	"context"

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // LearnerRow is one learner's line of the class matrix.
@@ -74,7 +74,7 @@ func better(a, b *Result) bool {
 }
 
 // sentAt is when the learner sent the code: for a re-judge, the original's time.
-func sentAt(s *store.Submission, byID map[int64]*store.Submission) time.Time {
+func sentAt(s *records.Submission, byID map[int64]*records.Submission) time.Time {
 	if s.RejudgeOf != 0 {
 		if o := byID[s.RejudgeOf]; o != nil {
 			return o.QueuedAt
@@ -89,7 +89,7 @@ func timePtr(t time.Time) *time.Time {
 }
 
 func matrix(in *Input, cols []ExerciseInfo) []*LearnerRow {
-	byID := map[int64]*store.Submission{}
+	byID := map[int64]*records.Submission{}
 	for _, s := range in.Submissions {
 		byID[s.ID] = s
 	}
@@ -113,11 +113,11 @@ func matrix(in *Input, cols []ExerciseInfo) []*LearnerRow {
 			continue
 		}
 		c := r.Cells[col[s.Exercise]]
-		if s.State == store.StateNotJudged {
+		if s.State == records.StateNotJudged {
 			c.NotJudged++
 			continue
 		}
-		if s.State != store.StateDone || s.Outcome == judge.OutcomeInternalError {
+		if s.State != records.StateDone || s.Outcome == judge.OutcomeInternalError {
 			continue
 		}
 		if s.Charged() {

@@ -1,8 +1,8 @@
-// Package storetest seeds a records database with a small class for tests
+// Package recordstest seeds a records database with a small class for tests
 // of reports and instructor pages: synthetic verdicts, a fixed clock, and
 // hostile names and code (HTML, spreadsheet formulas) in every field a
 // learner or instructor controls.
-package storetest
+package recordstest
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
-	"ctrljudge/web/store"
+	"ctrljudge/judge/records"
 )
 
 // Passwords of the fixture's instructors.
@@ -25,13 +25,13 @@ const XSS = `<script>alert(1)</script><img src=x onerror=alert(1)>`
 
 // Fixture names what Seed created.
 type Fixture struct {
-	DB                *store.DB
-	Owner, Other      *store.Instructor
-	Class, OtherClass *store.Class
+	DB                *records.DB
+	Owner, Other      *records.Instructor
+	Class, OtherClass *records.Class
 	Catalog           *judge.Catalog
-	Learners          map[string]*store.Learner // by name
-	Submissions       []*store.Submission       // every one, in creation order
-	Start             time.Time                 // the clock's first reading
+	Learners          map[string]*records.Learner // by name
+	Submissions       []*records.Submission       // every one, in creation order
+	Start             time.Time                   // the clock's first reading
 }
 
 // Starter is the fixture exercise's starter code.
@@ -185,12 +185,12 @@ var _ TB = testing.TB(nil)
 // Seed creates a database in a temporary folder and fills it.
 func Seed(t TB) *Fixture {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "records.db"))
+	db, err := records.Open(filepath.Join(t.TempDir(), "records.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &Fixture{DB: db, Catalog: Catalog(), Learners: map[string]*store.Learner{},
+	f := &Fixture{DB: db, Catalog: Catalog(), Learners: map[string]*records.Learner{},
 		Start: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
 	now := f.Start
 	db.SetClock(func() time.Time { return now })
@@ -222,9 +222,9 @@ func Seed(t TB) *Fixture {
 	must(err)
 	f.Learners["Eve"] = outsider
 
-	send := func(name, slug, mode, code string, v *judge.Verdict) *store.Submission {
+	send := func(name, slug, mode, code string, v *judge.Verdict) *records.Submission {
 		t.Helper()
-		s := &store.Submission{LearnerID: f.Learners[name].ID, Exercise: slug, Mode: mode, Code: code,
+		s := &records.Submission{LearnerID: f.Learners[name].ID, Exercise: slug, Mode: mode, Code: code,
 			ExerciseVersion: "v1", Engine: judge.EngineVersion, Seed: 42}
 		must(db.CreateSubmission(ctx, s))
 		f.Submissions = append(f.Submissions, s)
@@ -268,7 +268,7 @@ func Seed(t TB) *Fixture {
 	// The learner outside the class must never show up.
 	send("Eve", rl, "submit", solution, verdict(rl, ok))
 	// The instructor re-judges Ada's solution under version v2 of the tests, which it fails.
-	re := &store.Submission{LearnerID: adaSolved.LearnerID, Exercise: rl, Mode: "submit", Code: adaSolved.Code,
+	re := &records.Submission{LearnerID: adaSolved.LearnerID, Exercise: rl, Mode: "submit", Code: adaSolved.Code,
 		ExerciseVersion: "v2", Engine: judge.EngineVersion, Seed: 42, RejudgeOf: adaSolved.ID}
 	must(db.CreateSubmission(ctx, re))
 	f.Submissions = append(f.Submissions, re)
