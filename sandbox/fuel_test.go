@@ -59,6 +59,19 @@ func exportRecurse() { recurse(0) }
 //go:wasmexport walk
 func exportWalk() int32 { return int32(walk(map[string]int{"a": 1, "b": 2, "c": 3})) }
 
+//go:wasmexport count_metered
+func exportCountMetered() int32 { return int32(count(1_000_000)) }
+
+// countPlain is count without the meter, for the benchmark.
+func countPlain(n int) int {
+	s := 0
+	for i := 0; i < n; i++ { s += i }
+	return s
+}
+
+//go:wasmexport count_plain
+func exportCountPlain() int32 { return int32(countPlain(1_000_000)) }
+
 func main() {}
 `
 
@@ -189,5 +202,49 @@ func TestReservedNamesAndUnsafeAreRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q", c.src, err, c.want)
 		}
+	}
+}
+
+// BenchmarkMeter measures the meter's worst case, a tight loop of a million
+// iterations with one addition each, metered and not, in the interpreter
+// the judge uses:
+//
+//	go test -run '^$' -bench Meter ./sandbox/
+func BenchmarkMeter(b *testing.B) {
+	builder, err := NewBuilder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasm, err := builder.Build(context.Background(), Program{
+		Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(meteredGlue)},
+		Main:     []byte(meteredLearner),
+		MainPath: "learner.go", MainName: "learner.go", Package: ".",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := NewRuntime(context.Background(), Config{Interpreter: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	mod, _, err := rt.Compile(context.Background(), wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fn := range []string{"count_plain", "count_metered"} {
+		b.Run(fn, func(b *testing.B) {
+			inst, err := mod.Instantiate(context.Background(), rt, echoHost{}, Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer inst.Close(context.Background())
+			for b.Loop() {
+				if _, err := inst.Call(context.Background(), fn); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ns/iteration")
+		})
 	}
 }
