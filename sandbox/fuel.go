@@ -27,7 +27,7 @@ const (
 	stepFunc       = reservedPrefix + "Step"
 	// fuelChunkSteps is how many steps one refill grants: a host call per
 	// chunk costs next to nothing, and a budget is exact to a chunk.
-	fuelChunkSteps = 1 << 14
+	fuelChunkSteps = 1 << 12
 	fuelFile       = "ctrljudge_fuel.go"
 	fuelReturn     = "ctrljudge_fuel_return"
 )
