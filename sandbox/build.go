@@ -5,27 +5,78 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
+// What one learner's build may use. The kernel enforces the first three
+// on every process of the build (go, compile, link), so a compile bomb
+// ends on its own resource use, the same on an idle machine and a busy
+// one. Figures and how they were measured: RATIONALE.md, "Builds".
 const (
-	// maxBuildTime bounds a learner's build; maxWarmTime the first build
-	// on a machine, which compiles the wasip1 standard library (~10 s).
-	maxBuildTime   = 10 * time.Second
-	maxWarmTime    = 5 * time.Minute
+	// maxBuildCPU is RLIMIT_CPU per process: a warm build of a learner's
+	// file takes under 2 s of CPU, the largest cold standard-library
+	// package a few seconds; a compile bomb never stops.
+	maxBuildCPU = 60 * time.Second
+	// maxBuildMemoryBytes is RLIMIT_DATA (heap and other private writable
+	// memory) per process: a normal build needs ~200 MB; a generic
+	// instantiation bomb reaches 2 GiB in ~30 s.
+	maxBuildMemoryBytes = 2 << 30
+	// maxBuildFileBytes is RLIMIT_FSIZE per file written: the largest
+	// object of the standard library is ~13 MB, while a sparse array
+	// literal or a doubled string constant writes gigabytes into the
+	// shared build cache.
+	maxBuildFileBytes = 64 << 20
+	// maxBuildWall is only a net against a starved or stuck build: when
+	// it fires the build is not judged (BusyError), never failed.
+	maxBuildWall = 4 * time.Minute
+	// maxWarmWall bounds trusted builds (Warm, WarmStd), which compile the
+	// standard library on a cold cache.
+	maxWarmWall = 20 * time.Minute
+	// buildWaitDelay is how long Wait waits for the output pipes after the
+	// group was killed, should anything still hold them.
+	buildWaitDelay = 5 * time.Second
+
 	maxSourceBytes = 64 << 10
 	maxModuleBytes = 16 << 20
+	maxStderrBytes = 1 << 20
 )
+
+// BuildLimits bound one build. Zero fields are unbounded.
+type BuildLimits struct {
+	// CPU is the CPU time each process of the build may use, enforced by
+	// the kernel (RLIMIT_CPU, then SIGKILL). A build stopped by it is the
+	// program's *BuildError.
+	CPU time.Duration
+	// MemoryBytes is each process's data memory (RLIMIT_DATA); running
+	// out is the program's *BuildError.
+	MemoryBytes int64
+	// FileBytes is the size of any file a process writes (RLIMIT_FSIZE);
+	// exceeding it is the program's *BuildError.
+	FileBytes int64
+	// Wall is the real-time net. When it (or the caller's deadline) ends
+	// a build first, the result is a *BusyError: the machine was slow,
+	// the program is not at fault.
+	Wall time.Duration
+}
+
+// DefaultBuildLimits are the limits of a learner's build.
+func DefaultBuildLimits() BuildLimits {
+	return BuildLimits{CPU: maxBuildCPU, MemoryBytes: maxBuildMemoryBytes, FileBytes: maxBuildFileBytes, Wall: maxBuildWall}
+}
+
+// trustedLimits bound builds of our own code: only the wall-clock net.
+var trustedLimits = BuildLimits{Wall: maxWarmWall}
 
 // Program is a Go module to build: trusted support files plus one
 // untrusted file, the learner's.
@@ -38,7 +89,8 @@ type Program struct {
 	MainPath string
 	// MainName is how diagnostics name the untrusted file.
 	MainName string
-	// Package is the package to build, e.g. "./solution".
+	// Package is the package to build, e.g. "./solution". When MainPath
+	// is in it, Main must be package main.
 	Package string
 	// Allowed lists the non-standard import paths Main may use.
 	Allowed []string
@@ -60,8 +112,10 @@ func (d Diagnostic) String() string {
 	return s + ": " + d.Message
 }
 
-// BuildError is a build that failed because of the program: a compile
-// error, a refused import, a source too large, a build past its deadline.
+// BuildError is a build that failed because of the program: a compile or
+// link error, a refused import or directive, a source too large, a build
+// stopped by its CPU, memory or file-size limit. Judge it compile_error;
+// the same source always fails the same way, so it may be cached.
 type BuildError struct {
 	Diagnostics []Diagnostic
 	Message     string // when no diagnostic applies
@@ -81,10 +135,37 @@ func (e *BuildError) Error() string {
 	return b.String()
 }
 
+// BusyError is a build that did not finish for reasons outside the
+// program: the wall-clock net or the caller's deadline fired first
+// (before any kernel limit decided), because the machine was busy or
+// the build waited too long for its turn. Judge it not_judged: never
+// cache it, never charge it, try again later. It wraps
+// context.DeadlineExceeded.
+type BusyError struct {
+	Wall time.Duration // real time spent, waiting included
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("the build was stopped after %v of real time, before it finished: the machine is too busy (not a fault of the program)", e.Wall.Round(time.Second))
+}
+
+func (e *BusyError) Unwrap() error { return context.DeadlineExceeded }
+
 // Builder runs the Go toolchain. Its zero value is not usable; see NewBuilder.
 type Builder struct {
-	goBin string
-	env   []string
+	// Limits bound each learner's build (Build); NewBuilder sets
+	// DefaultBuildLimits. Trusted builds (Warm, WarmStd) have none but a
+	// generous wall-clock net. Set before the first build.
+	Limits BuildLimits
+	// MaxConcurrent is how many builds (Build, Warm) may run at once;
+	// others wait their turn, as long as their context allows. Zero means
+	// GOMAXPROCS. Set before the first build.
+	MaxConcurrent int
+
+	goBin   string
+	env     []string
+	semOnce sync.Once
+	sem     chan struct{}
 }
 
 // NewBuilder finds the installed Go toolchain and its build cache.
@@ -112,7 +193,7 @@ func NewBuilder() (*Builder, error) {
 		"GOCACHE=" + lines[0], "GOROOT=" + lines[1],
 		"PATH=" + filepath.Dir(goBin),
 	}
-	return &Builder{goBin: goBin, env: env}, nil
+	return &Builder{goBin: goBin, env: env, Limits: DefaultBuildLimits()}, nil
 }
 
 // GoVersion returns the toolchain's version line.
@@ -121,29 +202,130 @@ func (b *Builder) GoVersion() (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// Warm builds a trusted program with a generous deadline, so the build
-// cache holds the standard library before any untrusted build is timed.
+// buildFlags are the flags of every build, learner's or warm-up: the
+// standard library warmed by WarmStd is cached under the same action IDs
+// that a learner's build looks up. (-buildmode=c-shared adds no compiler
+// flag for wasip1, only a link mode.)
+var buildFlags = []string{"-trimpath"}
+
+// Warm builds a trusted program with a generous deadline and no kernel
+// limits, so the build cache holds what it needs before any untrusted
+// build is bounded.
 func (b *Builder) Warm(ctx context.Context, p Program) error {
-	_, err := b.build(ctx, p, maxWarmTime)
+	_, err := b.build(ctx, p, trustedLimits)
 	return err
 }
 
-// Build compiles p to a wasm reactor module. A problem with the program is
-// a *BuildError; any other error is the host's.
-func (b *Builder) Build(ctx context.Context, p Program) ([]byte, error) {
-	return b.build(ctx, p, maxBuildTime)
+// WarmStd compiles the whole standard library for wasip1 into the build
+// cache, with the flags learners' builds use, so that a learner's first
+// import "fmt" or "encoding/json" costs what it costs on a warm machine.
+// It has no kernel limits, a 20-minute net, and does not wait for a
+// build slot. On a warm cache it takes about a second and writes nothing
+// to progress; otherwise it writes a line when it starts compiling and
+// one when it is done. progress may be nil.
+func (b *Builder) WarmStd(ctx context.Context, progress io.Writer) error {
+	tmp, err := os.MkdirTemp("", "ctrljudge-std-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	pw := &stdProgress{w: progress, start: time.Now()}
+	args := append(append([]string{"build"}, buildFlags...), "-v", "std")
+	r := b.run(ctx, tmp, tmp, args, trustedLimits, pw)
+	if r.err == nil {
+		pw.done()
+		return nil
+	}
+	var busy *BusyError
+	if errors.As(r.err, &busy) || ctx.Err() != nil {
+		return r.err
+	}
+	return fmt.Errorf("sandbox: building the standard library for wasip1: %v: %s", r.err, firstLines(strings.ReplaceAll(r.stderr, tmp, "."), 20))
 }
 
-func (b *Builder) build(ctx context.Context, p Program, limit time.Duration) ([]byte, error) {
+// stdProgress watches go build -v, which names each package it compiles
+// (and none it finds in the cache).
+type stdProgress struct {
+	w       io.Writer
+	start   time.Time
+	partial []byte
+	n       int
+}
+
+func (s *stdProgress) Write(b []byte) (int, error) {
+	s.partial = append(s.partial, b...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(s.partial[:i])
+		s.partial = s.partial[i+1:]
+		if line != "" && !strings.ContainsAny(line, " :") {
+			s.n++
+			if s.n == 1 && s.w != nil {
+				fmt.Fprintln(s.w, "Compiling the Go standard library for WebAssembly (once per Go version; about a minute)…")
+			}
+		}
+	}
+	return len(b), nil
+}
+
+func (s *stdProgress) done() {
+	if s.n > 0 && s.w != nil {
+		fmt.Fprintf(s.w, "Compiled %d packages of the standard library in %v.\n", s.n, time.Since(s.start).Round(100*time.Millisecond))
+	}
+}
+
+// Build compiles p to a wasm reactor module under b.Limits, waiting for a
+// build slot first. A problem with the program is a *BuildError; a build
+// the machine was too busy to finish is a *BusyError; a cancelled ctx is
+// ctx's error; any other error is the host's.
+func (b *Builder) Build(ctx context.Context, p Program) ([]byte, error) {
+	r, err := b.build(ctx, p, b.Limits)
+	return r.wasm, err
+}
+
+// buildResult is a build's module and what it cost.
+type buildResult struct {
+	wasm   []byte
+	cpu    time.Duration // user+system time of the go command and its waited-for children
+	maxRSS int64         // peak resident memory of the largest process
+	wall   time.Duration
+}
+
+func (b *Builder) acquire(ctx context.Context) (release func(), err error) {
+	b.semOnce.Do(func() {
+		n := b.MaxConcurrent
+		if n <= 0 {
+			n = runtime.GOMAXPROCS(0)
+		}
+		b.sem = make(chan struct{}, n)
+	})
+	select {
+	case b.sem <- struct{}{}:
+		return func() { <-b.sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (b *Builder) build(ctx context.Context, p Program, lim BuildLimits) (buildResult, error) {
+	start := time.Now()
 	if len(p.Main) > maxSourceBytes {
-		return nil, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, maxSourceBytes>>10)}
+		return buildResult{}, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, maxSourceBytes>>10)}
 	}
 	if err := vetSource(p); err != nil {
-		return nil, err
+		return buildResult{}, err
 	}
+	release, err := b.acquire(ctx)
+	if err != nil {
+		return buildResult{}, ctxError(err, time.Since(start))
+	}
+	defer release()
 	tmp, err := os.MkdirTemp("", "ctrljudge-build-")
 	if err != nil {
-		return nil, err
+		return buildResult{}, err
 	}
 	defer os.RemoveAll(tmp)
 	// The module lives one level down: the go command ignores a go.mod in
@@ -151,7 +333,7 @@ func (b *Builder) build(ctx context.Context, p Program, limit time.Duration) ([]
 	dir := filepath.Join(tmp, "m")
 	src, support, err := meter(p.Main, p.MainName)
 	if err != nil {
-		return nil, err
+		return buildResult{}, err
 	}
 	files := map[string][]byte{p.MainPath: src}
 	if support != nil {
@@ -169,116 +351,227 @@ func (b *Builder) build(ctx context.Context, p Program, limit time.Duration) ([]
 		// Paths come from the judge, never the learner; check anyway so a
 		// bad one can't escape the temporary folder.
 		if !validRelPath(name) {
-			return nil, fmt.Errorf("sandbox: bad module path %q", name)
+			return buildResult{}, fmt.Errorf("sandbox: bad module path %q", name)
 		}
 		full := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return nil, err
+			return buildResult{}, err
 		}
 		if err := os.WriteFile(full, files[name], 0o644); err != nil {
-			return nil, err
+			return buildResult{}, err
 		}
 	}
 	out := filepath.Join(tmp, "module.wasm")
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, b.goBin, "build", "-buildmode=c-shared", "-trimpath", "-o", out, p.Package)
-	cmd.Dir = dir
-	cmd.Env = append(b.env, "HOME="+tmp, "GOPATH="+filepath.Join(tmp, "gopath"), "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil, &BuildError{Message: fmt.Sprintf("the build took longer than %v", limit)}
+	args := append(append([]string{"build", "-buildmode=c-shared"}, buildFlags...), "-o", out, p.Package)
+	r := b.run(ctx, dir, tmp, args, lim, nil)
+	res := buildResult{cpu: r.cpu, maxRSS: r.maxRSS, wall: time.Since(start)}
+	if r.err != nil {
+		var ee *exec.ExitError
+		if !errors.As(r.err, &ee) {
+			return res, r.err
 		}
-		if _, ok := err.(*exec.ExitError); !ok {
-			return nil, fmt.Errorf("sandbox: running go build: %w", err)
+		if err := limitError(r, lim); err != nil {
+			return res, err
 		}
-		diags := parseDiagnostics(stderr.String(), dir, p)
+		diags := parseDiagnostics(r.stderr, dir, p)
 		if len(diags) == 0 {
-			return nil, fmt.Errorf("sandbox: go build failed: %s", strings.ReplaceAll(stderr.String(), tmp, "."))
+			return res, fmt.Errorf("sandbox: go build failed: %s", firstLines(strings.ReplaceAll(r.stderr, tmp, "."), 20))
 		}
-		return nil, &BuildError{Diagnostics: diags}
+		return res, &BuildError{Diagnostics: diags}
 	}
 	wasm, err := os.ReadFile(out)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if len(wasm) > maxModuleBytes {
-		return nil, &BuildError{Message: "the compiled module is too large"}
+		return res, &BuildError{Message: fmt.Sprintf("the compiled module is %d MiB; the limit is %d MiB", len(wasm)>>20, maxModuleBytes>>20)}
 	}
-	return wasm, nil
+	// A module whose static data alone exceeds the memory cap could never
+	// be instantiated; say so now, as the program's error.
+	if pages, ok := wasmMinPages(wasm); ok && pages > memoryLimitPages {
+		return res, &BuildError{Message: fmt.Sprintf("your program needs %d MiB of memory before it starts (global variables); the limit is %d MiB", pages>>4, memoryLimitPages>>4)}
+	}
+	res.wasm = wasm
+	return res, nil
 }
 
-func validRelPath(p string) bool {
-	return p != "" && path.Clean(p) == p && !path.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.Contains(p, `\`)
+// ctxError maps a context's error: a deadline is the machine's (busy),
+// a cancellation the caller's.
+func ctxError(err error, wall time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &BusyError{Wall: wall}
+	}
+	return fmt.Errorf("sandbox: build abandoned: %w", err)
 }
 
-var directiveRE = regexp.MustCompile(`(?m)^[ \t]*//(?:go:(embed|linkname|wasmimport|wasmexport|build|cgo_\w+)\b|\s*(\+build)\s)`)
+// runResult is how one go command ended.
+type runResult struct {
+	err      error // nil, *exec.ExitError, *BusyError, a cancellation or a host error
+	stderr   string
+	cpu      time.Duration
+	maxRSS   int64
+	signaled bool // the go command itself was killed
+}
 
-// vetSource refuses what the build must never see: imports outside the
-// standard library and the allowed list, cgo, and directives that reach
-// past the language (embedding files, linking to runtime internals,
-// declaring host imports).
-func vetSource(p Program) error {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, p.MainName, p.Main, parser.ImportsOnly|parser.ParseComments)
-	if err != nil {
-		return &BuildError{Diagnostics: scanErrors(err)}
+// run runs the go command in dir in a process group of its own, with
+// lim's kernel limits on every process of the group and lim.Wall as a
+// net. Whatever the outcome, no process of the group outlives run.
+func (b *Builder) run(ctx context.Context, dir, tmp string, args []string, lim BuildLimits, watch io.Writer) runResult {
+	start := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, lim.Wall)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, b.goBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(b.env[:len(b.env):len(b.env)], "HOME="+tmp, "GOPATH="+filepath.Join(tmp, "gopath"), "TMPDIR="+tmp)
+	stderr := &capped{max: maxStderrBytes, watch: watch}
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	startGroup(cmd)
+	cmd.WaitDelay = buildWaitDelay
+	if err := cmd.Start(); err != nil {
+		return runResult{err: fmt.Errorf("sandbox: running go build: %w", err)}
 	}
-	var diags []Diagnostic
-	for _, imp := range f.Imports {
-		ip, _ := strconv.Unquote(imp.Path.Value)
-		pos := fset.Position(imp.Path.Pos())
+	pid := cmd.Process.Pid
+	var limErr error
+	if lim.CPU > 0 || lim.MemoryBytes > 0 || lim.FileBytes > 0 {
+		if limErr = limitGroup(pid, lim); limErr != nil {
+			killGroup(pid)
+		}
+	}
+	// Wait for the go command to exit without reaping it, end the rest of
+	// its group (children orphaned by a kill, anything else), then reap.
+	waitExited(pid)
+	killGroup(pid)
+	err := cmd.Wait()
+	r := runResult{err: err, stderr: stderr.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+		r.maxRSS = maxRSSBytes(ps)
+		r.signaled = ps.ExitCode() == -1
+	}
+	switch {
+	case limErr != nil:
+		r.err = fmt.Errorf("sandbox: limiting the build: %w", limErr)
+	case err == nil:
+	case ctx.Err() != nil:
+		r.err = ctxError(ctx.Err(), time.Since(start))
+	case rctx.Err() != nil:
+		r.err = &BusyError{Wall: time.Since(start)}
+	}
+	return r
+}
+
+// limitError explains a build that a kernel limit ended, as the
+// program's error, or returns nil. Only lines of the toolchain's own
+// (never a diagnostic, which starts with a file position the program's
+// text follows) are read, so a program cannot fake one.
+func limitError(r runResult, lim BuildLimits) error {
+	killed, memory, file := r.signaled, false, false
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if _, ok := parseLine(line); ok {
+			continue
+		}
 		switch {
-		case ip == "C":
-			diags = append(diags, Diagnostic{p.MainName, pos.Line, pos.Column, `import "C" (cgo) is not allowed`})
-		case isStd(ip):
-		case contains(p.Allowed, ip):
-		default:
-			diags = append(diags, Diagnostic{p.MainName, pos.Line, pos.Column,
-				fmt.Sprintf("import %q is not allowed: use the standard library and %s", ip, strings.Join(p.Allowed, ", "))})
+		case strings.Contains(line, "signal: killed"), strings.Contains(line, "signal: CPU time limit exceeded"):
+			killed = true
+		case strings.HasPrefix(line, "fatal error: ") && (strings.Contains(line, "out of memory") || strings.Contains(line, "cannot allocate memory")),
+			strings.HasPrefix(line, "runtime: out of memory"):
+			memory = true
+		case strings.HasSuffix(line, "file too large"):
+			file = true
 		}
 	}
-	for _, m := range directiveRE.FindAllSubmatchIndex(p.Main, -1) {
-		line := 1 + bytes.Count(p.Main[:m[0]], []byte("\n"))
-		name := "//go:build"
-		if m[2] >= 0 {
-			name = "//go:" + string(p.Main[m[2]:m[3]])
-		}
-		diags = append(diags, Diagnostic{p.MainName, line, 1, name + " directives are not allowed"})
-	}
-	if len(diags) > 0 {
-		return &BuildError{Diagnostics: diags}
+	switch {
+	case memory && lim.MemoryBytes > 0:
+		return &BuildError{Message: fmt.Sprintf("compiling your file needed more than %s of memory: a compile bomb?", sizeString(lim.MemoryBytes))}
+	case file && lim.FileBytes > 0:
+		return &BuildError{Message: fmt.Sprintf("compiling your file produced more than %s of output: a compile bomb?", sizeString(lim.FileBytes))}
+	case killed && lim.CPU > 0 && r.cpu >= lim.CPU:
+		return &BuildError{Message: fmt.Sprintf("compiling your file needed more than %v of CPU time: a compile bomb?", lim.CPU)}
 	}
 	return nil
 }
 
-func scanErrors(err error) []Diagnostic {
-	var out []Diagnostic
-	for _, line := range strings.Split(err.Error(), "\n") {
-		if d, ok := parseLine(line); ok {
-			out = append(out, d)
-		}
+func sizeString(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return strconv.FormatInt(n>>30, 10) + " GiB"
 	}
-	if len(out) == 0 {
-		out = append(out, Diagnostic{Message: err.Error()})
-	}
-	return out
+	return strconv.FormatInt(n>>20, 10) + " MiB"
 }
 
-func isStd(ip string) bool {
-	first, _, _ := strings.Cut(ip, "/")
-	return !strings.Contains(first, ".") && first != "ctrljudge" && first != "internal" && !strings.Contains(ip, "/internal/") && !strings.HasSuffix(ip, "/internal")
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// capped keeps the first max bytes written to it and passes every write
+// to watch, if any. A compiler's crash dump can be megabytes long.
+type capped struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	max   int
+	watch io.Writer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
 	}
-	return false
+	if c.watch != nil {
+		c.watch.Write(p)
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// wasmMinPages returns the initial size, in 64 KiB pages, of the memory a
+// wasm module defines.
+func wasmMinPages(m []byte) (uint32, bool) {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return 0, false
+	}
+	uleb := func(b []byte) (uint32, int) {
+		var v uint32
+		for i := 0; i < len(b) && i < 5; i++ {
+			v |= uint32(b[i]&0x7f) << (7 * i)
+			if b[i]&0x80 == 0 {
+				return v, i + 1
+			}
+		}
+		return 0, 0
+	}
+	for i := 8; i < len(m); {
+		id := m[i]
+		size, n := uleb(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			return 0, false
+		}
+		body := m[i+1+n : i+1+n+int(size)]
+		i += 1 + n + int(size)
+		if id != 5 { // the memory section
+			continue
+		}
+		count, n := uleb(body)
+		if n == 0 || count == 0 || len(body) < n+2 {
+			return 0, false
+		}
+		pages, k := uleb(body[n+1:]) // after the limits' flags byte
+		return pages, k > 0
+	}
+	return 0, false
+}
+
+func validRelPath(p string) bool {
+	return p != "" && path.Clean(p) == p && !path.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.Contains(p, `\`)
 }
 
 var diagRE = regexp.MustCompile(`^(.+?\.go):(\d+)(?::(\d+))?: (.*)$`)
@@ -299,6 +592,7 @@ func parseLine(line string) (Diagnostic, bool) {
 func parseDiagnostics(out, dir string, p Program) []Diagnostic {
 	var diags []Diagnostic
 	mainDir := path.Dir(p.MainPath)
+	mod := modulePath(p.Files["go.mod"])
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.ReplaceAll(line, dir+string(filepath.Separator), "")
 		d, ok := parseLine(line)
@@ -306,6 +600,11 @@ func parseDiagnostics(out, dir string, p Program) []Diagnostic {
 			continue
 		}
 		f := filepath.ToSlash(strings.TrimPrefix(d.File, "./"))
+		// With -trimpath the linker names files by import path:
+		// "workspace/solution.go" for the module's "solution.go".
+		if mod != "" && strings.HasPrefix(f, mod+"/") {
+			f = strings.TrimPrefix(f, mod+"/")
+		}
 		switch {
 		case f == p.MainPath || path.Join(mainDir, f) == p.MainPath:
 			d.File = p.MainName
@@ -317,4 +616,14 @@ func parseDiagnostics(out, dir string, p Program) []Diagnostic {
 		diags = append(diags, d)
 	}
 	return diags
+}
+
+var moduleRE = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
+
+// modulePath is the path a go.mod declares, or "".
+func modulePath(gomod []byte) string {
+	if m := moduleRE.FindSubmatch(gomod); m != nil {
+		return string(m[1])
+	}
+	return ""
 }

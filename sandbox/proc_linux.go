@@ -1,0 +1,139 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A build runs in a process group of its own, led by the go command, so
+// that its compile and link children can be limited and ended with it.
+
+// startGroup makes cmd lead a new process group whose every member a
+// cancellation kills. os/exec kills only the go command by default; its
+// compile and link children would run on.
+func startGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+}
+
+// killGroup sends SIGKILL to every process of the group pgid.
+func killGroup(pgid int) error {
+	err := syscall.Kill(-pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// waitExited blocks until the process pid has exited, without reaping it:
+// while the leader is a zombie its pid, and so the group id, cannot be
+// reused, which makes a later killGroup safe.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// limitGroup sets the kernel's limits on the go command and on any
+// process it has already started. Limits are inherited at fork, so the
+// children the go command starts later get them too; the scan of the
+// group closes the window between Start and the first Prlimit, in which
+// a go command scheduled before us could already have forked.
+func limitGroup(pid int, lim BuildLimits) error {
+	if err := setLimits(pid, lim); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return nil // already gone: nothing left to limit
+		}
+		return err
+	}
+	for _, p := range groupMembers(pid) {
+		if p != pid {
+			setLimits(p, lim) // a member that exited meanwhile needs none
+		}
+	}
+	return nil
+}
+
+func setLimits(pid int, lim BuildLimits) error {
+	set := func(res int, v uint64) error {
+		if v == 0 {
+			return nil
+		}
+		return unix.Prlimit(pid, res, &unix.Rlimit{Cur: v, Max: v}, nil)
+	}
+	// Soft and hard limit alike: at RLIMIT_CPU the kernel sends SIGKILL
+	// (the Go runtime ignores SIGXCPU, the soft limit's signal).
+	if err := set(unix.RLIMIT_CPU, uint64((lim.CPU+time.Second-1)/time.Second)); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_DATA, uint64(lim.MemoryBytes)); err != nil {
+		return err
+	}
+	return set(unix.RLIMIT_FSIZE, uint64(lim.FileBytes))
+}
+
+// groupMembers lists the processes whose process group is pgid.
+func groupMembers(pgid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := procStat(pid)
+		if ok && st.pgid == pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+type procStatus struct {
+	state      byte
+	ppid, pgid int
+}
+
+// procStat reads /proc/pid/stat. The command name, field 2, may hold
+// spaces and parentheses, so fields are counted after its last ')'.
+func procStat(pid int) (procStatus, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStatus{}, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procStatus{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procStatus{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	return procStatus{state: f[0][0], ppid: ppid, pgid: pgid}, true
+}
+
+// maxRSSBytes is the peak resident memory of the largest process of the
+// finished tree (ru_maxrss of a waited-for child covers its descendants).
+func maxRSSBytes(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10
+	}
+	return 0
+}
