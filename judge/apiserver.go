@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"ctrljudge/judge/ctrl"
@@ -20,6 +21,8 @@ import (
 // whose dependents the garbage collector deletes in the background.
 type apiServer struct {
 	objs  map[string]ctrl.Object // by objKey
+	size  map[string]int         // each stored object's encoded size, by objKey
+	bytes int                    // the sum of size
 	rv    int64
 	uids  int
 	rng   *rand.Rand
@@ -48,15 +51,45 @@ func keyOf(o ctrl.Object) string {
 }
 
 func newAPIServer(rng *rand.Rand, now func() time.Time) *apiServer {
-	return &apiServer{objs: map[string]ctrl.Object{}, rng: rng, now: now, watch: func(watchEvent) {}}
+	return &apiServer{objs: map[string]ctrl.Object{}, size: map[string]int{}, rng: rng, now: now, watch: func(watchEvent) {}}
 }
+
+// What the simulated API server refuses, as a real one would (see
+// RATIONALE.md, "Bounds"). The limits on objects keep a test's memory
+// small whatever the controller writes.
+const (
+	// maxObjectBytes is the largest object stored, encoded: etcd's
+	// default request limit (--max-request-bytes, 1.5 MiB).
+	maxObjectBytes = 3 << 19
+	// maxAnnotationBytes is Kubernetes' limit on an object's annotations,
+	// keys and values together.
+	maxAnnotationBytes = 256 << 10
+	// maxObjects and maxStoredBytes are the quota of one test's cluster:
+	// live objects, and their encoded bytes together.
+	maxObjects     = 1000
+	maxStoredBytes = 3 << 20
+	// maxGeneratedBase is how much of a generateName Kubernetes keeps, so
+	// the name with its 5-letter suffix fits a 63-character label.
+	maxGeneratedBase = 58
+)
 
 func apiErr(code int32, reason, msg string) *ctrl.StatusError {
 	return &ctrl.StatusError{Code: code, Reason: reason, Message: msg}
 }
 
 func notFound(k ctrl.Kind, name string) *ctrl.StatusError {
-	return apiErr(404, ctrl.ReasonNotFound, string(k)+" \""+name+"\" not found")
+	return apiErr(404, ctrl.ReasonNotFound, objRef(k, name)+" not found")
+}
+
+// shown is a kind, name or value as an error message quotes it: the
+// learner chose it, so it is clipped.
+func shown(s string) string { return clip(s, maxShownValue) }
+
+// objRef is how an error names an object: ConfigMap "name".
+func objRef(k ctrl.Kind, name string) string { return shown(string(k)) + " \"" + shown(name) + "\"" }
+
+func invalid(k ctrl.Kind, name, field, why string) *ctrl.StatusError {
+	return apiErr(422, ctrl.ReasonInvalid, objRef(k, name)+" is invalid: "+field+": "+why)
 }
 
 func (s *apiServer) nextRV() string {
@@ -108,18 +141,150 @@ func (s *apiServer) sortedKeys() []string {
 	return keys
 }
 
-func validName(n string) bool {
-	if n == "" || len(n) > 253 {
-		return false
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// dnsSubdomain checks a name as Kubernetes does most names (an RFC 1123
+// subdomain): it says what is wrong, or "".
+func dnsSubdomain(n string) string {
+	if len(n) > 253 {
+		return "must be no more than 253 characters (it has " + strconv.Itoa(len(n)) + ")"
 	}
-	for i := 0; i < len(n); i++ {
+	ok := n != ""
+	for i := 0; i < len(n) && ok; i++ {
 		c := n[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return false
+		switch {
+		case isAlnum(c):
+		case c == '-':
+			ok = i > 0 && i < len(n)-1 && n[i-1] != '.' && n[i+1] != '.'
+		case c == '.':
+			ok = i > 0 && i < len(n)-1 && isAlnum(n[i-1]) && isAlnum(n[i+1])
+		default:
+			ok = false
 		}
 	}
-	return n[0] != '-' && n[len(n)-1] != '-'
+	if !ok {
+		return "a name must be lower-case letters, digits, '-' or '.', start and end with a letter or digit, and have a letter or digit on each side of every '.'"
+	}
+	return ""
 }
+
+// dnsLabel checks a namespace: an RFC 1123 label, a subdomain with no '.'
+// of at most 63 characters.
+func dnsLabel(n string) string {
+	if len(n) > 63 {
+		return "must be no more than 63 characters (it has " + strconv.Itoa(len(n)) + ")"
+	}
+	if strings.Contains(n, ".") || dnsSubdomain(n) != "" {
+		return "a namespace must be lower-case letters, digits and '-', and start and end with a letter or digit"
+	}
+	return ""
+}
+
+// labelName checks the name part of a label or annotation key, and a
+// label's value: at most 63 characters, letters, digits, '-', '_' and
+// '.', beginning and ending with a letter or digit. Values may be empty.
+func labelName(v string, emptyOK bool) string {
+	if len(v) > 63 {
+		return "must be no more than 63 characters (it has " + strconv.Itoa(len(v)) + ")"
+	}
+	if v == "" {
+		if emptyOK {
+			return ""
+		}
+		return "must not be empty"
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		alnum := isAlnum(c) || c >= 'A' && c <= 'Z'
+		if !alnum && ((i == 0 || i == len(v)-1) || c != '-' && c != '_' && c != '.') {
+			return "must be letters, digits, '-', '_' or '.', and start and end with a letter or digit"
+		}
+	}
+	return ""
+}
+
+// qualifiedName checks a label or annotation key: an optional prefix (a
+// DNS subdomain) and '/', then a name as labelName has it.
+func qualifiedName(k string) string {
+	name := k
+	if prefix, rest, ok := strings.Cut(k, "/"); ok {
+		if why := dnsSubdomain(prefix); why != "" {
+			return "the prefix before '/' " + strings.Replace(why, "a name must", "must", 1)
+		}
+		name = rest
+	}
+	return labelName(name, false)
+}
+
+// validateMeta checks what a create or update sets in metadata: name,
+// namespace, labels and annotations, as the real API server does.
+func validateMeta(k ctrl.Kind, m *ctrl.ObjectMeta) *ctrl.StatusError {
+	if why := dnsSubdomain(m.Name); why != "" {
+		return apiErr(422, ctrl.ReasonInvalid, objRef(k, m.Name)+" is invalid: metadata.name: "+why)
+	}
+	if why := dnsLabel(m.Namespace); why != "" {
+		return invalid(k, m.Name, "metadata.namespace", "Invalid value \""+shown(m.Namespace)+"\": "+why)
+	}
+	for _, key := range sortedKeys(m.Labels) {
+		if why := qualifiedName(key); why != "" {
+			return invalid(k, m.Name, "metadata.labels", "Invalid key \""+shown(key)+"\": "+why)
+		}
+		if why := labelName(m.Labels[key], true); why != "" {
+			return invalid(k, m.Name, "metadata.labels", "Invalid value \""+shown(m.Labels[key])+"\" for key \""+shown(key)+"\": "+why)
+		}
+	}
+	total := 0
+	for _, key := range sortedKeys(m.Annotations) {
+		if why := qualifiedName(strings.ToLower(key)); why != "" {
+			return invalid(k, m.Name, "metadata.annotations", "Invalid key \""+shown(key)+"\": "+why)
+		}
+		total += len(key) + len(m.Annotations[key])
+	}
+	if total > maxAnnotationBytes {
+		return invalid(k, m.Name, "metadata.annotations", "Too long: must have at most "+strconv.Itoa(maxAnnotationBytes)+
+			" bytes (they have "+strconv.Itoa(total)+")")
+	}
+	return nil
+}
+
+// admit checks an object of size bytes about to be stored under key
+// against the size limit and the quota, counting what it replaces.
+func (s *apiServer) admit(o ctrl.Object, key string, size int) *ctrl.StatusError {
+	m := o.GetObjectMeta()
+	if size > maxObjectBytes {
+		return apiErr(413, ctrl.ReasonRequestEntityTooLarge, objRef(o.GetObjectKind(), m.Name)+" is too large: "+mib(size)+
+			" encoded; the API server stores at most "+mib(maxObjectBytes)+" per object (etcd's request limit)")
+	}
+	old, exists := s.size[key]
+	if !exists && len(s.objs) >= maxObjects {
+		return apiErr(403, ctrl.ReasonForbidden, objRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: "+
+			strconv.Itoa(maxObjects)+" objects exist, the most this test's cluster holds")
+	}
+	if s.bytes-old+size > maxStoredBytes {
+		return apiErr(403, ctrl.ReasonForbidden, objRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: storing its "+
+			mib(size)+" would bring this test's cluster to "+mib(s.bytes-old+size)+"; it holds at most "+mib(maxStoredBytes))
+	}
+	return nil
+}
+
+// mib writes a byte count in MiB with two decimals, or in bytes when small.
+func mib(n int) string {
+	if n < 1<<20 {
+		return thousands(int64(n)) + " bytes"
+	}
+	h := (n*100 + 1<<19) >> 20
+	return strconv.Itoa(h/100) + "." + strconv.Itoa(h/10%10) + strconv.Itoa(h%10) + " MiB"
+}
+
+// put stores o under its key, keeping the size accounts.
+func (s *apiServer) put(o ctrl.Object, size int) {
+	key := keyOf(o)
+	s.bytes += size - s.size[key]
+	s.size[key] = size
+	s.objs[key] = o
+}
+
+func objSize(o ctrl.Object) int { return len(ctrl.AppendObject(nil, o)) }
 
 // create stores a new object. keepStatus is for objects seeded by a test;
 // the API server otherwise starts a new object's status empty.
@@ -133,21 +298,36 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 		if m.GenerateName == "" {
 			return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" is invalid: metadata.name or metadata.generateName is required")
 		}
+		// As Kubernetes: the prefix may end in '-', and only its first
+		// 58 characters are kept, so the name fits 63 with the suffix.
+		if why := dnsSubdomain(strings.TrimSuffix(m.GenerateName, "-") + "a"); why != "" {
+			return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" is invalid: metadata.generateName: Invalid value \""+
+				shown(m.GenerateName)+"\": "+why)
+		}
+		base := m.GenerateName
+		if len(base) > maxGeneratedBase {
+			base = base[:maxGeneratedBase]
+		}
 		for {
-			m.Name = m.GenerateName + s.suffix()
+			m.Name = base + s.suffix()
 			if s.objs[keyOf(o)] == nil {
 				break
 			}
 		}
 	}
-	if !validName(m.Name) {
-		return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" \""+m.Name+"\" is invalid: a name must be lower-case letters, digits, '-' or '.'")
+	if err := validateMeta(o.GetObjectKind(), m); err != nil {
+		return nil, err
 	}
 	if m.ResourceVersion != "" {
-		return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" \""+m.Name+"\" is invalid: resourceVersion must not be set on create")
+		return nil, apiErr(422, ctrl.ReasonInvalid, objRef(o.GetObjectKind(), m.Name)+" is invalid: resourceVersion must not be set on create")
 	}
 	if s.objs[keyOf(o)] != nil {
-		return nil, apiErr(409, ctrl.ReasonAlreadyExists, string(o.GetObjectKind())+" \""+m.Name+"\" already exists")
+		return nil, apiErr(409, ctrl.ReasonAlreadyExists, objRef(o.GetObjectKind(), m.Name)+" already exists")
+	}
+	// Sized before the server's own fields (a few dozen bytes) are set,
+	// so that a refusal uses up no UID or resourceVersion.
+	if err := s.admit(o, keyOf(o), objSize(o)); err != nil {
+		return nil, err
 	}
 	m.UID = s.newUID()
 	m.ResourceVersion = s.nextRV()
@@ -157,7 +337,7 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 	if !keepStatus {
 		clearStatus(o)
 	}
-	s.objs[keyOf(o)] = o
+	s.put(o, objSize(o))
 	s.watch(watchEvent{evAdded, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
 }
@@ -196,7 +376,7 @@ func (s *apiServer) current(in ctrl.Object) (ctrl.Object, *ctrl.StatusError) {
 	}
 	if m.UID != "" && m.UID != cur.GetObjectMeta().UID {
 		return nil, apiErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(in.GetObjectKind())+" \""+m.Name+
-			"\": the UID in the object ("+m.UID+") does not match the stored one")
+			"\": the UID in the object ("+shown(m.UID)+") does not match the stored one")
 	}
 	return cur, nil
 }
@@ -220,7 +400,7 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 			for _, f := range m.Finalizers {
 				if !slices.Contains(cm.Finalizers, f) {
 					return nil, apiErr(422, ctrl.ReasonInvalid, string(in.GetObjectKind())+" \""+m.Name+
-						"\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\""+f+"\"]")
+						"\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\""+shown(f)+"\"]")
 				}
 			}
 		}
@@ -231,18 +411,25 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		if !bytes.Equal(specOf(o), specOf(cur)) {
 			m.Generation++
 		}
+		if err := validateMeta(o.GetObjectKind(), m); err != nil {
+			return nil, err
+		}
 	}
 	if bytes.Equal(ctrl.AppendObject(nil, withRV(o, "")), ctrl.AppendObject(nil, withRV(cur, ""))) {
 		// A no-op write still counts as a write, but Kubernetes keeps the
 		// resourceVersion and sends no event.
 		return ctrl.DeepCopy(cur), nil
 	}
+	size := objSize(o)
+	if err := s.admit(o, keyOf(o), size); err != nil {
+		return nil, err
+	}
 	m.ResourceVersion = s.nextRV()
 	if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 {
 		s.remove(o)
 		return ctrl.DeepCopy(o), nil
 	}
-	s.objs[keyOf(o)] = o
+	s.put(o, size)
 	s.watch(watchEvent{evModified, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
 }
@@ -278,6 +465,7 @@ func (s *apiServer) delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.Sta
 			t := s.now()
 			m.DeletionTimestamp = &t
 			m.ResourceVersion = s.nextRV()
+			s.put(cur, objSize(cur))
 			s.watch(watchEvent{evModified, ctrl.DeepCopy(cur)})
 		}
 		return ctrl.DeepCopy(cur), nil
@@ -287,7 +475,10 @@ func (s *apiServer) delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.Sta
 }
 
 func (s *apiServer) remove(o ctrl.Object) {
-	delete(s.objs, keyOf(o))
+	key := keyOf(o)
+	s.bytes -= s.size[key]
+	delete(s.objs, key)
+	delete(s.size, key)
 	s.watch(watchEvent{evDeleted, ctrl.DeepCopy(o)})
 }
 

@@ -20,6 +20,7 @@ const (
 	OpLog                        // Log
 	OpNow                        // Now
 	OpResult                     // what Reconcile returned
+	OpTooLarge                   // a request too large to send: what it was, not its bytes
 	opLimit
 )
 
@@ -37,6 +38,54 @@ type Call struct {
 	HasError     bool              // Result
 	ErrorReason  string            // Result: the StatusError reason, if any
 	RequeueAfter time.Duration     // Result
+	Of           Op                // TooLarge: the request that was not sent
+	Size         int               // TooLarge: its encoded size in bytes
+}
+
+// OpLimit is one past the last Op.
+const OpLimit = opLimit
+
+// MaxRequestBytes is the largest request a module sends, as the real API
+// server refuses a body over 3 MiB ("Request entity too large: limit is
+// 3145728"). A larger one is replaced by an OpTooLarge call that names it,
+// so the judge can refuse it in its own words; it also keeps every message
+// under the sandbox's limit.
+const MaxRequestBytes = 3 << 20
+
+// maxTextBytes bounds a log line or error text a module sends; the judge
+// keeps far less of either.
+const maxTextBytes = 64 << 10
+
+// cutText shortens s to at most maxTextBytes.
+func cutText(s string) string {
+	if len(s) > maxTextBytes {
+		return s[:maxTextBytes]
+	}
+	return s
+}
+
+// tooLarge is the call that stands in for request c, whose encoding took
+// size bytes: its kind and name (capped: a name is at most 253 bytes when
+// valid) and its size.
+func tooLarge(c *Call, size int) *Call {
+	t := &Call{Op: OpTooLarge, Of: c.Op, Size: size, Kind: c.Kind, Key: c.Key}
+	if c.Object != nil {
+		m := c.Object.GetObjectMeta()
+		t.Kind, t.Key = c.Object.GetObjectKind(), ObjectKey{Namespace: m.Namespace, Name: m.Name}
+		if t.Key.Name == "" {
+			t.Key.Name = m.GenerateName
+		}
+	}
+	t.Kind = Kind(cutName(string(t.Kind)))
+	t.Key.Namespace, t.Key.Name = cutName(t.Key.Namespace), cutName(t.Key.Name)
+	return t
+}
+
+func cutName(s string) string {
+	if len(s) > 256 {
+		return s[:256]
+	}
+	return s
 }
 
 // Reply is the judge's answer to a Call.
@@ -69,6 +118,12 @@ func appendCall(b []byte, c *Call) []byte {
 		e.bool(c.HasError)
 		e.str(c.Text)
 		e.str(c.ErrorReason)
+	case OpTooLarge:
+		e.uvarint(uint64(c.Of))
+		e.uvarint(uint64(c.Size))
+		e.str(string(c.Kind))
+		e.str(c.Key.Namespace)
+		e.str(c.Key.Name)
 	}
 	return e.b
 }
@@ -97,6 +152,12 @@ func DecodeCall(op Op, b []byte) (Call, error) {
 		c.HasError = d.bool()
 		c.Text = d.str()
 		c.ErrorReason = d.str()
+	case OpTooLarge:
+		c.Of = Op(d.uvarint())
+		c.Size = int(d.uvarint() & (1<<31 - 1))
+		c.Kind = Kind(d.str())
+		c.Key.Namespace = d.str()
+		c.Key.Name = d.str()
 	default:
 		d.fail()
 	}

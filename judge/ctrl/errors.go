@@ -9,11 +9,17 @@ const (
 	ReasonConflict      = "Conflict"
 	ReasonInvalid       = "Invalid"
 	ReasonInternal      = "InternalError"
+	// ReasonForbidden is a write refused by policy, such as a quota on the
+	// number or size of objects (HTTP 403, "exceeded quota").
+	ReasonForbidden = "Forbidden"
+	// ReasonRequestEntityTooLarge is a request or object over the size the
+	// server stores (HTTP 413).
+	ReasonRequestEntityTooLarge = "RequestEntityTooLarge"
 )
 
 // StatusError is an error returned by the API server.
 type StatusError struct {
-	Code    int32  // HTTP status: 404, 409, 422, 500
+	Code    int32  // HTTP status: 403, 404, 409, 413, 422, 500
 	Reason  string // one of the Reason constants
 	Message string
 }
@@ -40,3 +46,11 @@ func IsConflict(err error) bool { return reasonOf(err) == ReasonConflict }
 
 // IsInvalid reports whether err says the object was rejected as malformed.
 func IsInvalid(err error) bool { return reasonOf(err) == ReasonInvalid }
+
+// IsForbidden reports whether err says the write was refused by policy,
+// such as an exceeded quota: retrying the same write will not help.
+func IsForbidden(err error) bool { return reasonOf(err) == ReasonForbidden }
+
+// IsRequestEntityTooLarge reports whether err says the object or request
+// was larger than the server accepts.
+func IsRequestEntityTooLarge(err error) bool { return reasonOf(err) == ReasonRequestEntityTooLarge }

@@ -16,8 +16,12 @@ func Register(r Reconciler) { reconciler = r }
 type hostClient struct{}
 
 func invoke(c *Call) (Reply, error) {
-	out := roundTrip(c.Op, appendCall(scratch[:0], c))
-	r, err := decodeReply(c.Op, out)
+	op, msg := c.Op, appendCall(scratch[:0], c)
+	if len(msg) > MaxRequestBytes {
+		op, msg = OpTooLarge, appendCall(scratch[:0], tooLarge(c, len(msg)))
+	}
+	out := roundTrip(op, msg)
+	r, err := decodeReply(op, out)
 	if err != nil {
 		panic("ctrl: the judge sent a malformed reply: " + err.Error())
 	}
@@ -116,13 +120,18 @@ func reconcileOnce() {
 	c := Call{Op: OpResult, RequeueAfter: res.RequeueAfter}
 	if rerr != nil {
 		c.HasError = true
-		c.Text = rerr.Error()
+		c.Text = cutText(rerr.Error())
 		c.ErrorReason = reasonOf(rerr)
 	}
 	invoke(&c)
 }
 
-func hostLog(b []byte) { invoke(&Call{Op: OpLog, Text: string(b)}) }
+func hostLog(b []byte) {
+	if len(b) > maxTextBytes {
+		b = b[:maxTextBytes]
+	}
+	invoke(&Call{Op: OpLog, Text: string(b)})
+}
 
 func hostNow() int64 {
 	r, _ := invoke(&Call{Op: OpNow})

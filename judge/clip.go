@@ -1,0 +1,82 @@
+package judge
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bounds on what a learner's code can make the judge keep. Every piece of
+// learner-controlled text is clipped where it enters a verdict (an error a
+// Reconcile returned, a panic, a name or value shown in a trace line), and
+// the verdict as a whole has a budget; see RATIONALE.md, "Bounds".
+const (
+	// maxMessageBytes bounds a test's message: a failure in a few
+	// sentences, with room for a learner's error text and stack frames.
+	maxMessageBytes = 8 << 10
+	// maxErrorText bounds an error text a Reconcile returned, as the
+	// message quotes it; maxTraceText as a trace line does.
+	maxErrorText = 2 << 10
+	maxTraceText = 256
+	// maxTraceEvent bounds one trace line as a whole.
+	maxTraceEvent = 512
+	// maxShownValue bounds a name, label or data value quoted in an API
+	// error or a write's description; valid names (253 bytes at most) are
+	// shown whole.
+	maxShownValue = 253
+	// maxDetail bounds a model's description of a written object.
+	maxDetail = 256
+	// maxStackFrames bounds the learner's frames a panic's message lists.
+	maxStackFrames = 20
+	// maxVerdictBytes is the budget of a verdict's JSON. The tests are
+	// kept whole in order while they fit; past it, a test's trace,
+	// timeline and output are left out, so the first failures stay
+	// complete and the later ones are cut first.
+	maxVerdictBytes = 256 << 10
+)
+
+// clip cuts s to its first max bytes, on a rune boundary, and adds a note
+// of how much was cut. Short strings come back unchanged.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && i > max-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "… (" + strconv.Itoa(len(s)-i) + " bytes cut)"
+}
+
+// joinList joins items with ", " up to about max bytes, then says how
+// many more there were, so a long write log never builds a long string.
+func joinList(items []string, max int) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			if b.Len()+len(it) > max {
+				b.WriteString(" and " + strconv.Itoa(len(items)-i) + " more")
+				break
+			}
+			b.WriteString(", ")
+		}
+		b.WriteString(clip(it, max))
+	}
+	return b.String()
+}
+
+// learnerStack is a panic's message and the learner's frames, clipped.
+func learnerStack(msg string, frames []string) string {
+	out := clip(msg, maxErrorText)
+	for i, f := range frames {
+		if i == maxStackFrames {
+			out += "\n    … and " + strconv.Itoa(len(frames)-i) + " more frames"
+			break
+		}
+		out += "\n" + clip(f, maxShownValue)
+	}
+	return out
+}
