@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -48,9 +47,10 @@ func vetSource(p Program) error {
 			at(imp.Path.Pos(), fmt.Sprintf("import %q is not allowed: use the standard library and %s", ip, strings.Join(p.Allowed, ", ")))
 		}
 	}
+	tf := fset.File(f.Pos())
 	for _, g := range f.Comments {
 		for _, c := range g.List {
-			if name, ok := directive(c); ok {
+			if name, ok := directive(rawComment(p.Main, tf.Offset(c.Pos()))); ok {
 				at(c.Pos(), name+" directives are not allowed")
 			}
 		}
@@ -61,13 +61,30 @@ func vetSource(p Program) error {
 	return nil
 }
 
-// directive reports whether the comment c is, or hides, a compiler
-// directive, and names it. The compiler recognises //go:name and //line
-// only right after the slashes and /*line only right after the opening;
-// any piece of the comment between line breaks (\n, \r) that starts so
-// is refused too, which is stricter than the compiler by design.
-func directive(c *ast.Comment) (string, bool) {
-	pieces := strings.FieldsFunc(c.Text, func(r rune) bool { return r == '\n' || r == '\r' })
+// rawComment is the comment starting at off in src as written: go/ast
+// keeps a comment's text with its carriage returns removed.
+func rawComment(src []byte, off int) string {
+	s := string(src[off:])
+	if strings.HasPrefix(s, "/*") {
+		if i := strings.Index(s, "*/"); i >= 0 {
+			return s[:i+2]
+		}
+		return s
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// directive reports whether the comment c (as written) is, or hides, a
+// compiler directive, and names it. The compiler recognises //go:name
+// and //line only right after the slashes and /*line only right after
+// the opening; any piece of the comment between line breaks (\n, \r)
+// that starts so is refused too, which is stricter than the compiler by
+// design.
+func directive(c string) (string, bool) {
+	pieces := strings.FieldsFunc(c, func(r rune) bool { return r == '\n' || r == '\r' })
 	for i, s := range pieces {
 		if i > 0 {
 			s = strings.TrimLeft(s, " \t")

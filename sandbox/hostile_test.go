@@ -1,0 +1,288 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Hostile files: each testdata/hostile/*.txtar is a learner's file and
+// what its build must end in ("want": error build|busy|none, message and
+// diagnostic substrings, and which limits apply). Every build, whatever
+// its end, must leave no process behind and stay within its memory.
+
+// hostileLimits are tighter than the defaults so that bombs end in
+// seconds; "cpu", "memory" and "file" loosen the others so that the named
+// limit is the one that fires.
+func hostileLimits(kind string) BuildLimits {
+	lim := BuildLimits{CPU: 10 * time.Second, MemoryBytes: 512 << 20, FileBytes: 64 << 20, Wall: 2 * time.Minute}
+	switch kind {
+	case "default":
+		lim = DefaultBuildLimits()
+	case "cpu":
+		lim.CPU, lim.MemoryBytes = 4*time.Second, 4<<30
+	case "memory":
+		lim.CPU = 60 * time.Second
+	case "file":
+		lim.MemoryBytes = maxBuildMemoryBytes
+	}
+	return lim
+}
+
+const hostileGlue = "package main\n\nfunc main() {}\n"
+
+func hostileProgram(src []byte) Program {
+	return Program{
+		Files:    map[string][]byte{"go.mod": []byte("module hostile\n\ngo 1.26\n"), "glue.go": []byte(hostileGlue)},
+		Main:     src,
+		MainPath: "learner.go", MainName: "learner.go", Package: ".",
+	}
+}
+
+// testBuilder is a Builder whose builds keep their temporary folders under
+// a root of the test's, so that leftover processes can be found by it.
+func testBuilder(t *testing.T) (*Builder, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the Go toolchain; skipped with -short")
+	}
+	b, err := NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, t.TempDir()
+}
+
+// leftovers lists the live processes whose command line or working
+// directory mentions root: compile, link, go, anything a build started.
+func leftovers(root string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		st, ok := procStat(pid)
+		if !ok || st.state == 'Z' || st.state == 'X' {
+			continue // a zombie holds no memory and runs nothing
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if strings.Contains(string(cmdline), root) || strings.HasPrefix(cwd, root) {
+			out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// assertNothingLeft fails t if a process of a build under root still runs.
+// Kill and reap are asynchronous for orphans, so allow a moment.
+func assertNothingLeft(t *testing.T, root string) {
+	t.Helper()
+	var left []string
+	for range 50 {
+		if left = leftovers(root); len(left) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("processes of the build still running after it returned:\n%s", strings.Join(left, "\n"))
+}
+
+func TestHostileFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/hostile/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	b, _ := testBuilder(t)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, src []byte
+			for _, file := range ar.Files {
+				if file.Name == "want" {
+					want = file.Data
+				} else {
+					src = file.Data
+				}
+			}
+			wants := map[string][]string{}
+			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+				k, v, _ := strings.Cut(line, ": ")
+				wants[k] = append(wants[k], v)
+			}
+			kind := ""
+			if l := wants["limits"]; len(l) > 0 {
+				kind = l[0]
+			}
+			lim := hostileLimits(kind)
+			// A root of its own per file, so that parallel files don't
+			// see each other's processes.
+			root := t.TempDir()
+			start := time.Now()
+			res, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
+			t.Logf("%v wall, %v CPU, %d MiB peak RSS: %v", time.Since(start).Round(time.Millisecond), res.cpu.Round(time.Millisecond), res.maxRSS>>20, firstLines(errString(err), 3))
+			assertNothingLeft(t, root)
+			if max := lim.MemoryBytes + 256<<20; res.maxRSS > max {
+				t.Errorf("peak RSS %d MiB, over %d MiB", res.maxRSS>>20, max>>20)
+			}
+			var be *BuildError
+			var busy *BusyError
+			switch e := wants["error"]; {
+			case len(e) == 0:
+				t.Fatal("no error: line in want")
+			case e[0] == "none":
+				if err != nil {
+					t.Fatalf("build failed: %v", err)
+				}
+			case e[0] == "build":
+				if !errors.As(err, &be) {
+					t.Fatalf("got %T %v, want a *BuildError", err, err)
+				}
+			case e[0] == "busy":
+				if !errors.As(err, &busy) {
+					t.Fatalf("got %T %v, want a *BusyError", err, err)
+				}
+			}
+			for _, m := range wants["message"] {
+				if !strings.Contains(errString(err), m) {
+					t.Errorf("error %q lacks %q", errString(err), m)
+				}
+			}
+			for _, d := range wants["diagnostic"] {
+				found := false
+				if be != nil {
+					for _, got := range be.Diagnostics {
+						found = found || strings.Contains(got.String(), d)
+					}
+				}
+				if !found {
+					t.Errorf("no diagnostic %q in %v", d, err)
+				}
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
+
+// The wall-clock net is the machine's fault, never the program's: a build
+// it stops is a *BusyError, and nothing of it is left running.
+func TestWallNetIsBusyNotBuildError(t *testing.T) {
+	b, root := testBuilder(t)
+	src := chainSource(t)
+	lim := hostileLimits("cpu")
+	lim.CPU, lim.Wall = 60*time.Second, time.Second
+	start := time.Now()
+	_, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
+	var busy *BusyError
+	if !errors.As(err, &busy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %T %v, want a *BusyError", err, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the build returned %v after its 1s net", d)
+	}
+	assertNothingLeft(t, root)
+}
+
+// A caller that gives up ends the build at once; its error is the
+// caller's (context.Canceled), not the program's.
+func TestCancelledBuildEndsItsProcesses(t *testing.T) {
+	b, root := testBuilder(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	_, err := b.buildIn(ctx, hostileProgram(chainSource(t)), hostileLimits("cpu"), root)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %T %v, want context.Canceled", err, err)
+	}
+	var be *BuildError
+	if errors.As(err, &be) {
+		t.Fatal("a cancelled build is not the program's error")
+	}
+	assertNothingLeft(t, root)
+}
+
+// Builds beyond MaxConcurrent wait their turn; one whose context ends
+// while waiting is not the program's fault.
+func TestBuildsWaitForASlot(t *testing.T) {
+	b := &Builder{MaxConcurrent: 1}
+	release, err := b.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = b.build(ctx, Program{Main: []byte("package main\n"), MainName: "learner.go"}, BuildLimits{Wall: time.Minute})
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("waiting past the deadline: got %T %v, want a *BusyError", err, err)
+	}
+	release()
+	if r2, err := b.acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	} else {
+		r2()
+	}
+}
+
+func chainSource(t *testing.T) []byte {
+	ar, err := txtar.ParseFile("testdata/hostile/generic-chain-cpu.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ar.Files[1].Data
+}
+
+// The scanner, not lines of text, decides what is a directive.
+func TestDirectivesAreFoundWhateverTheLineEndings(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"package main\n\r//go:linkname x runtime.x\nvar x int\n", "learner.go:2:2: //go:linkname"},
+		{"package main\r\n//go:wasmimport a b\r\nfunc f()\r\n", "learner.go:2:1: //go:wasmimport"},
+		{"package main\r//go:wasmexport f\rfunc f() {}\r", "//go:wasmexport"},
+		{"package main\n\n// a comment\r//go:embed x\nvar s string\n", "//go:embed"},
+		{"package main\n\nfunc f() {\n\t//go:noinline\n}\n", "learner.go:4:2: //go:noinline"},
+		{"package main\n\n/*line x.go:1*/\n", "/*line"},
+		{"package main\n\n//line x.go:1\n", "//line"},
+	} {
+		err := vetSource(Program{Main: []byte(c.src), MainName: "learner.go"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.src, err, c.want)
+		}
+	}
+	for _, ok := range []string{
+		"package main\n\n// go:embed is how files are embedded\n",
+		"package main\n\n// See http://go:8080 and the line below.\n// line 5 of the spec\n",
+		"package main\n\nvar s = \"//go:linkname x y\"\n",
+	} {
+		if err := vetSource(Program{Main: []byte(ok), MainName: "learner.go"}); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+}
+
+// A file the parser rejects is never built; its errors read like the
+// compiler's.
+func TestSyntaxErrorsAreTheParsers(t *testing.T) {
+	err := vetSource(Program{Main: []byte("package main\n\nfunc f() {\n"), MainName: "learner.go"})
+	var be *BuildError
+	if !errors.As(err, &be) || len(be.Diagnostics) == 0 || !strings.HasPrefix(be.Diagnostics[0].Message, "syntax error: ") || be.Diagnostics[0].Line != 3 {
+		t.Fatalf("got %v", err)
+	}
+}
