@@ -445,7 +445,7 @@ func (b *Builder) run(ctx context.Context, dir, tmp string, args []string, lim B
 	// Wait for the go command to exit without reaping it, end the rest of
 	// its group (children orphaned by a kill, anything else), then reap.
 	waitExited(pid)
-	killGroup(pid)
+	endGroup(pid)
 	err := cmd.Wait()
 	r := runResult{err: err, stderr: stderr.String()}
 	if ps := cmd.ProcessState; ps != nil {

@@ -137,3 +137,19 @@ func maxRSSBytes(ps *os.ProcessState) int64 {
 	}
 	return 0
 }
+
+// endGroup kills every process of the group pgid, whose leader has exited
+// but is not reaped yet. Children orphaned by a kill of the go command
+// were given to init, or to us when we are init (a judge in a container
+// without one): those we reap, or they would stay zombies.
+func endGroup(pgid int) {
+	members := groupMembers(pgid)
+	killGroup(pgid)
+	me := os.Getpid()
+	for _, m := range members {
+		if st, ok := procStat(m); m != pgid && ok && st.ppid == me {
+			var ws unix.WaitStatus
+			unix.Wait4(m, &ws, 0, nil)
+		}
+	}
+}

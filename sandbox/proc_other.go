@@ -12,6 +12,7 @@ import (
 
 func startGroup(cmd *exec.Cmd)                  {}
 func killGroup(pgid int) error                  { return nil }
+func endGroup(pgid int)                         {}
 func waitExited(pid int)                        {}
 func limitGroup(pid int, lim BuildLimits) error { return nil }
 func groupMembers(pgid int) []int               { return nil }
