@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ctrljudge/exercises"
+	"ctrljudge/judge/verdict"
 )
 
 // Submit-to-verdict latency for exercise 171's reference solution, in
@@ -56,7 +57,7 @@ func benchSubmit(b *testing.B, compiler, fresh, same bool) {
 		build = append(build, time.Duration(v.Timings.BuildMs)*time.Millisecond)
 		compile = append(compile, time.Duration(v.Timings.CompileMs)*time.Millisecond)
 		run = append(run, time.Duration(v.Timings.RunMs)*time.Millisecond)
-		if v.Outcome != OutcomeAccepted {
+		if v.Outcome != verdict.OutcomeAccepted {
 			b.Fatalf("reference solution: %s %s", v.Outcome, v.FirstFailure().Message)
 		}
 	}

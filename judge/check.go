@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"ctrljudge/judge/verdict"
 )
 
 // CheckResult is the author's gate for one exercise.
@@ -28,7 +30,7 @@ func (e *Engine) Check(ctx context.Context, ex *Exercise) CheckResult {
 	for _, m := range ex.Mutants {
 		cases = append(cases, kase{"mutant " + m.Name, m.Code, m.Expect})
 	}
-	verdicts := make([]*Verdict, len(cases))
+	verdicts := make([]*verdict.Verdict, len(cases))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for i, c := range cases {
@@ -37,7 +39,7 @@ func (e *Engine) Check(ctx context.Context, ex *Exercise) CheckResult {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			verdicts[i] = e.Judge(ctx, Submission{Exercise: ex, Code: c.code, Mode: ModeSubmit})
+			verdicts[i] = e.Judge(ctx, Submission{Exercise: ex, Code: c.code, Mode: verdict.ModeSubmit})
 		}()
 	}
 	wg.Wait()
@@ -46,21 +48,24 @@ func (e *Engine) Check(ctx context.Context, ex *Exercise) CheckResult {
 		v := verdicts[i]
 		first := v.FirstFailure()
 		switch {
-		case v.Outcome == OutcomeInternalError || v.Outcome == OutcomeCompileError:
+		case v.Outcome == verdict.OutcomeNotJudged:
+			// Says nothing about the exercise; the check cannot pass on it.
+			r.Problems = append(r.Problems, c.what+": not judged: the machine was too busy to finish; run the check again")
+		case v.Outcome == verdict.OutcomeInternalError || v.Outcome == verdict.OutcomeCompileError:
 			r.Problems = append(r.Problems, fmt.Sprintf("%s: %s: %s", c.what, v.Outcome, v.Summary()))
-		case c.expect == "" && v.Outcome != OutcomeAccepted:
+		case c.expect == "" && v.Outcome != verdict.OutcomeAccepted:
 			r.Problems = append(r.Problems, fmt.Sprintf("%s fails %q: %s: %s", c.what, first.Name, first.Oracle, first.Message))
 		case c.expect == "":
 			r.Passes = append(r.Passes, c.what+" passes every test")
-		case v.Outcome == OutcomeAccepted:
+		case v.Outcome == verdict.OutcomeAccepted:
 			r.Problems = append(r.Problems, c.what+" passes every test but must fail")
-		case c.expect != "fail" && first.Oracle != c.expect:
+		case c.expect != "fail" && string(first.Oracle) != c.expect:
 			r.Problems = append(r.Problems, fmt.Sprintf("%s fails first on %q with %s, not %s: %s", c.what, first.Name, first.Oracle, c.expect, first.Message))
 		default:
 			r.Passes = append(r.Passes, fmt.Sprintf("%s fails %q (%s)", c.what, first.Name, first.Oracle))
 		}
 	}
-	if sol := verdicts[0]; sol.Outcome == OutcomeAccepted {
+	if sol := verdicts[0]; sol.Outcome == verdict.OutcomeAccepted {
 		for i, t := range ex.Suite.Tests {
 			for _, f := range t.Faults {
 				if !slices.Contains(sol.Tests[i].FaultClasses, f) {
@@ -70,23 +75,4 @@ func (e *Engine) Check(ctx context.Context, ex *Exercise) CheckResult {
 		}
 	}
 	return r
-}
-
-// FirstFailure returns the first test that did not pass, or a zero value.
-func (v *Verdict) FirstFailure() TestResult {
-	for _, t := range v.Tests {
-		if t.Status != StatusPass {
-			return t
-		}
-	}
-	return TestResult{}
-}
-
-// Summary is the verdict's message and diagnostics on one line.
-func (v *Verdict) Summary() string {
-	s := v.Message
-	for _, d := range v.Diagnostics {
-		s += fmt.Sprintf(" %s:%d: %s;", d.File, d.Line, d.Message)
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
@@ -80,17 +81,17 @@ func program(code []byte, fileName string) sandbox.Program {
 }
 
 // learnerDiagnostics explains errors in the glue in the learner's terms.
-func learnerDiagnostics(ds []sandbox.Diagnostic, fileName string) []Diagnostic {
-	var out []Diagnostic
+func learnerDiagnostics(ds []sandbox.Diagnostic, fileName string) []verdict.Diagnostic {
+	var out []verdict.Diagnostic
 	seen := map[string]bool{}
 	for _, d := range ds {
-		nd := Diagnostic{File: d.File, Line: d.Line, Column: d.Column, Message: d.Message}
+		nd := verdict.Diagnostic{File: d.File, Line: d.Line, Column: d.Column, Message: d.Message}
 		if d.File != fileName {
 			switch {
 			case strings.Contains(d.Message, "Reconcile"):
-				nd = Diagnostic{File: fileName, Line: 1, Message: "your file must define func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error)"}
+				nd = verdict.Diagnostic{File: fileName, Line: 1, Message: "your file must define func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error)"}
 			case strings.Contains(d.Message, "main"):
-				nd = Diagnostic{File: fileName, Line: 1, Message: "remove func main: the judge supplies it"}
+				nd = verdict.Diagnostic{File: fileName, Line: 1, Message: "remove func main: the judge supplies it"}
 			default:
 				continue // an error in our files caused by the learner's shows up in theirs too
 			}

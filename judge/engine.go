@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
@@ -48,17 +48,17 @@ type Submission struct {
 	Exercise *Exercise
 	Code     []byte
 	FileName string // shown in diagnostics; never used as a path
-	Mode     Mode
+	Mode     verdict.Mode
 	Seed     uint64 // 0 means DefaultSeed
 	// Only, if set, runs just the test with this name.
 	Only string
 	// SetFaults replaces every test's planned faults with Faults: how a
 	// shrunk failure is replayed.
 	SetFaults bool
-	Faults    []string
+	Faults    []verdict.Fault
 	// Progress, if set, is called as judging advances, from the judging
 	// goroutine.
-	Progress func(Event)
+	Progress func(verdict.Event)
 }
 
 // Engine compiles and judges submissions. It is safe for concurrent use.
@@ -73,7 +73,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	builds   *lru[[]byte]
-	verdicts *lru[*Verdict]
+	verdicts *lru[*verdict.Verdict]
 	inflight map[string]*buildCall
 }
 
@@ -105,7 +105,7 @@ func NewEngine(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer,
-		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*Verdict](maxCachedVerdicts),
+		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
 		inflight: map[string]*buildCall{}}, nil
 }
 
@@ -205,30 +205,30 @@ func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byt
 
 // Judge judges one submission. It always returns a verdict in a named
 // terminal state; a failure of the judge itself is OutcomeInternalError.
-func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
+func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	start := time.Now()
 	if s.Seed == 0 {
 		s.Seed = DefaultSeed
 	}
 	if s.Mode == "" {
-		s.Mode = ModeSubmit
+		s.Mode = verdict.ModeSubmit
 	}
 	if s.FileName == "" {
 		s.FileName = s.Exercise.FileName()
 	}
 	progress := s.Progress
 	if progress == nil {
-		progress = func(Event) {}
+		progress = func(verdict.Event) {}
 	}
-	v := &Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
-		Engine: EngineVersion, Mode: s.Mode, Seed: s.Seed, Tests: []TestResult{}}
+	v := &verdict.Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
+		Engine: EngineVersion, Mode: s.Mode, Seed: s.Seed, Tests: []verdict.TestResult{}}
 
 	faultKey := "planned"
 	if s.SetFaults {
-		faultKey = "set:" + strings.Join(s.Faults, ",")
+		faultKey = "set:" + joinNames(s.Faults, ",")
 		for _, f := range s.Faults {
-			if !slices.Contains(FaultClasses, f) {
-				return e.internal(v, "no fault class "+strconv.Quote(f)+" (known: "+strings.Join(FaultClasses, ", ")+")", progress)
+			if !slices.Contains(verdict.Faults, f) {
+				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+joinNames(verdict.Faults, ", ")+")", progress)
 			}
 		}
 	}
@@ -238,28 +238,28 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 	e.mu.Unlock()
 	if ok {
 		out := *cachedV
-		out.Timings = Timings{TotalMs: time.Since(start).Milliseconds(), Cached: true}
+		out.Timings = verdict.Timings{TotalMs: time.Since(start).Milliseconds(), Cached: true}
 		for i := range out.Tests {
-			progress(Event{Phase: "test", Index: i + 1, Total: len(out.Tests), Name: out.Tests[i].Name, Test: &out.Tests[i]})
+			progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(out.Tests), Name: out.Tests[i].Name, Test: &out.Tests[i]})
 		}
-		progress(Event{Phase: "done"})
+		progress(verdict.Event{Phase: verdict.PhaseDone})
 		return &out
 	}
 
-	progress(Event{Phase: "compiling"})
+	progress(verdict.Event{Phase: verdict.PhaseCompiling})
 	wasm, buildCached, err := e.build(ctx, s.Code, s.FileName)
 	v.Timings.BuildMs = time.Since(start).Milliseconds()
 	var be *sandbox.BuildError
 	switch {
 	case errors.As(err, &be):
-		v.Status, v.Outcome = StatusError, OutcomeCompileError
+		v.Status, v.Outcome = verdict.StatusError, verdict.OutcomeCompileError
 		v.Diagnostics = learnerDiagnostics(be.Diagnostics, s.FileName)
 		v.Message = be.Message
 		if v.Message == "" {
 			v.Message = "Your code did not compile."
 		}
 		e.remember(vkey, v)
-		progress(Event{Phase: "done"})
+		progress(verdict.Event{Phase: verdict.PhaseDone})
 		return v
 	case err != nil:
 		return e.internal(v, "building the module: "+err.Error(), progress)
@@ -274,7 +274,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 
 	var tests []*Test
 	for _, t := range s.Exercise.Suite.Tests {
-		if (s.Mode == ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
+		if (s.Mode == verdict.ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
 			if s.SetFaults {
 				tc := *t
 				tc.Faults = s.Faults
@@ -291,45 +291,29 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *Verdict {
 	v.Tests = e.runTests(rctx, mod, s, tests, progress)
 	cancel()
 	v.Timings.RunMs = time.Since(t1).Milliseconds()
-	if ctx.Err() != nil || slices.ContainsFunc(v.Tests, func(t TestResult) bool { return t.Oracle == oracleNotJudged }) {
+	if ctx.Err() != nil || slices.ContainsFunc(v.Tests, func(t verdict.TestResult) bool { return t.Oracle == verdict.OracleNotJudged }) {
 		return notJudged(v, progress)
 	}
-	v.Status, v.Outcome = StatusPass, OutcomeAccepted
+	v.Status, v.Outcome = verdict.StatusPass, verdict.OutcomeAccepted
 	for _, t := range v.Tests {
-		if t.Status == StatusPass {
+		if t.Status == verdict.StatusPass {
 			v.Passed++
 			continue
 		}
 		v.Failed++
-		if v.Status == StatusPass {
-			v.Status, v.Outcome = StatusFail, outcomeOf(t.Oracle)
+		if v.Status == verdict.StatusPass {
+			v.Status, v.Outcome = verdict.StatusFail, t.Oracle.Outcome()
 		}
 	}
 	v.Timings.TotalMs = time.Since(start).Milliseconds()
 	e.remember(vkey, v)
-	progress(Event{Phase: "done"})
+	progress(verdict.Event{Phase: verdict.PhaseDone})
 	return v
 }
 
-func outcomeOf(oracle string) string {
-	switch oracle {
-	case "runtime":
-		return OutcomeRuntimeError
-	case "timeout":
-		return OutcomeTimeout
-	case "memory":
-		return OutcomeMemoryLimit
-	case "output":
-		return OutcomeOutputLimit
-	case "setup":
-		return OutcomeInternalError
-	}
-	return OutcomeWrongAnswer
-}
-
 // remember caches a verdict that the code and the seed decided.
-func (e *Engine) remember(key string, v *Verdict) {
-	if v.Outcome == OutcomeInternalError || v.Outcome == OutcomeNotJudged {
+func (e *Engine) remember(key string, v *verdict.Verdict) {
+	if v.Outcome == verdict.OutcomeInternalError || v.Outcome == verdict.OutcomeNotJudged {
 		return
 	}
 	e.mu.Lock()
@@ -340,24 +324,24 @@ func (e *Engine) remember(key string, v *Verdict) {
 // notJudged ends a submission that a wall-clock safety net stopped (or
 // whose judging was called off): nothing in it says anything about the
 // code, so it carries no tests, is never cached and never charged.
-func notJudged(v *Verdict, progress func(Event)) *Verdict {
-	v.Status, v.Outcome = StatusError, OutcomeNotJudged
+func notJudged(v *verdict.Verdict, progress func(verdict.Event)) *verdict.Verdict {
+	v.Status, v.Outcome = verdict.StatusError, verdict.OutcomeNotJudged
 	v.Message = "The judge was too busy to finish this attempt in time. It was not counted; it will be judged again."
-	v.Tests, v.Passed, v.Failed = []TestResult{}, 0, 0
-	progress(Event{Phase: "done"})
+	v.Tests, v.Passed, v.Failed = []verdict.TestResult{}, 0, 0
+	progress(verdict.Event{Phase: verdict.PhaseDone})
 	return v
 }
 
-func (e *Engine) internal(v *Verdict, msg string, progress func(Event)) *Verdict {
-	v.Status, v.Outcome, v.Message = StatusError, OutcomeInternalError, "The judge failed: "+msg
-	progress(Event{Phase: "done"})
+func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.Event)) *verdict.Verdict {
+	v.Status, v.Outcome, v.Message = verdict.StatusError, verdict.OutcomeInternalError, "The judge failed: "+msg
+	progress(verdict.Event{Phase: verdict.PhaseDone})
 	return v
 }
 
 // runTests runs tests concurrently, one instance each, and reports them
 // in order.
-func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(Event)) []TestResult {
-	results := make([]TestResult, len(tests))
+func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
+	results := make([]verdict.TestResult, len(tests))
 	done := make([]chan struct{}, len(tests))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, t := range tests {
@@ -371,15 +355,15 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 	}
 	shrunk := false
 	for i, t := range tests {
-		progress(Event{Phase: "running", Index: i + 1, Total: len(tests), Name: t.Name})
+		progress(verdict.Event{Phase: verdict.PhaseRunning, Index: i + 1, Total: len(tests), Name: t.Name})
 		<-done[i]
-		if r := &results[i]; r.Status != StatusPass && !shrunk {
+		if r := &results[i]; r.Status != verdict.StatusPass && !shrunk {
 			// The first failure is the one a learner reads first: find the
 			// fewest planned faults that still make it fail the same way.
 			shrunk = true
 			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
 		}
-		progress(Event{Phase: "test", Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
+		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
 	}
 	return results
 }
@@ -387,23 +371,23 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 // shrink drops planned faults one at a time, keeping each drop after
 // which the test still fails with the same oracle, as delta debugging
 // does. It returns nil when no fault can go (or the test planned none).
-func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *TestResult) *Shrunk {
-	if len(t.Faults) == 0 || r.Oracle == oracleNotJudged {
+func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) *verdict.Shrunk {
+	if len(t.Faults) == 0 || r.Oracle == verdict.OracleNotJudged {
 		return nil
 	}
 	keep := slices.Clone(t.Faults)
 	for _, f := range t.Faults {
-		trial := slices.DeleteFunc(slices.Clone(keep), func(x string) bool { return x == f })
+		trial := slices.DeleteFunc(slices.Clone(keep), func(x verdict.Fault) bool { return x == f })
 		tc := *t
 		tc.Faults = trial
 		rr := runTest(ctx, newCtl, ex, &tc, seed, fileName)
-		if rr.Oracle == oracleNotJudged {
+		if rr.Oracle == verdict.OracleNotJudged {
 			// A trial the clock stopped says nothing; the verdict would
 			// depend on the load, so the submission is not judged.
-			r.Oracle = oracleNotJudged
+			r.Oracle = verdict.OracleNotJudged
 			return nil
 		}
-		if rr.Status != StatusPass && rr.Oracle == r.Oracle {
+		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
 			keep = trial
 		}
 	}
@@ -412,9 +396,9 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 	}
 	list := "none"
 	if len(keep) > 0 {
-		list = strings.Join(keep, ",")
+		list = joinNames(keep, ",")
 	}
-	return &Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
+	return &verdict.Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
 }
 
 // lru is a small least-recently-used map; callers lock.

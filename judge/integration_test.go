@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"ctrljudge/exercises"
+	"ctrljudge/judge/verdict"
 )
 
 // These tests compile real learner code to WebAssembly and judge it in
@@ -81,17 +82,17 @@ func TestLearnerFiles(t *testing.T) {
 				}
 			}
 			// Samples only: each fixture fails on the first anyway.
-			v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: name, Mode: ModeRun})
+			v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: name, Mode: verdict.ModeRun})
 			first := v.FirstFailure()
 			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
 				key, val, _ := strings.Cut(line, ": ")
 				switch key {
 				case "outcome":
-					if v.Outcome != val {
+					if string(v.Outcome) != val {
 						t.Errorf("outcome %s, want %s (%s %s: %s)", v.Outcome, val, v.Summary(), first.Oracle, first.Message)
 					}
 				case "oracle":
-					if first.Oracle != val {
+					if string(first.Oracle) != val {
 						t.Errorf("first failing oracle %q, want %q (%s)", first.Oracle, val, first.Message)
 					}
 				case "message":
@@ -182,9 +183,9 @@ func TestSameSeedSameJSON(t *testing.T) {
 	if !bytes.Equal(outs[0], outs[2]) || !bytes.Equal(outs[1], outs[3]) {
 		t.Fatal("same code and seed gave different JSON")
 	}
-	var v Verdict
+	var v verdict.Verdict
 	json.Unmarshal(outs[1], &v)
-	if v.Outcome != OutcomeWrongAnswer || v.Seed != 42 || len(v.FirstFailure().Trace) == 0 {
+	if v.Outcome != verdict.OutcomeWrongAnswer || v.Seed != 42 || len(v.FirstFailure().Trace) == 0 {
 		t.Fatalf("starter verdict: %s", outs[1])
 	}
 }
@@ -193,14 +194,14 @@ func TestSameSeedSameJSON(t *testing.T) {
 func TestRunModeJudgesSamplesOnly(t *testing.T) {
 	eng := engine(t)
 	ex := exercise171(t)
-	v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: ex.Solution, Mode: ModeRun})
+	v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: ex.Solution, Mode: verdict.ModeRun})
 	samples := 0
 	for _, tt := range ex.Suite.Tests {
 		if tt.Sample {
 			samples++
 		}
 	}
-	if v.Outcome != OutcomeAccepted || len(v.Tests) != samples || samples == len(ex.Suite.Tests) {
+	if v.Outcome != verdict.OutcomeAccepted || len(v.Tests) != samples || samples == len(ex.Suite.Tests) {
 		t.Fatalf("run mode: %s with %d tests, %d samples of %d", v.Outcome, len(v.Tests), samples, len(ex.Suite.Tests))
 	}
 }
@@ -270,7 +271,7 @@ func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Resul
 		t.Fatalf("%s %s: %s; shrunk %+v", r.Name, r.Oracle, r.Message, r.Shrunk)
 	}
 	again := eng.Judge(context.Background(), Submission{Exercise: ex, Code: []byte(code), Only: name, SetFaults: true})
-	if f := again.FirstFailure(); f.Oracle != r.Oracle || f.Status == StatusPass {
+	if f := again.FirstFailure(); f.Oracle != r.Oracle || f.Status == verdict.StatusPass {
 		t.Fatalf("the shrunk case does not fail the same way: %s %s", f.Oracle, f.Message)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 func init() { models["confighash"] = configHashModel{} }
@@ -180,14 +181,14 @@ func sameMap(a, b map[string]string) bool {
 }
 
 // hint points a learner at the usual cause of each failure here.
-func (configHashModel) hint(oracle string) string { return configHashHints[oracle] }
+func (configHashModel) hint(oracle verdict.Oracle) string { return configHashHints[oracle] }
 
-var configHashHints = map[string]string{
-	"convergence": "Hash the entries in sorted key order, each as key=value and a newline; put the hash in spec.template.metadata.annotations; remove it when the ConfigMap is gone; and return a failed Update's error so that it is retried.",
-	"idempotency": "Compare the hash you computed with the one already on the template, and call Update only when they differ. If the hashes you write keep changing while the ConfigMap does not, your entries are not hashed in sorted key order.",
-	"safety":      "Change only the template's config-hash annotation, and only on Deployments that name a ConfigMap; never write a ConfigMap.",
-	"writes":      "Write only when the template's hash differs from the ConfigMap's. If one ConfigMap gives different hashes on different calls (compare the writes listed), your entries are not hashed in sorted key order: ranging over a map changes order from one call to the next.",
-	"errors":      "A ConfigMap that does not exist is a normal state here, not an error: remove the hash and return nil.",
+var configHashHints = map[verdict.Oracle]string{
+	verdict.OracleConvergence: "Hash the entries in sorted key order, each as key=value and a newline; put the hash in spec.template.metadata.annotations; remove it when the ConfigMap is gone; and return a failed Update's error so that it is retried.",
+	verdict.OracleIdempotency: "Compare the hash you computed with the one already on the template, and call Update only when they differ. If the hashes you write keep changing while the ConfigMap does not, your entries are not hashed in sorted key order.",
+	verdict.OracleSafety:      "Change only the template's config-hash annotation, and only on Deployments that name a ConfigMap; never write a ConfigMap.",
+	verdict.OracleWrites:      "Write only when the template's hash differs from the ConfigMap's. If one ConfigMap gives different hashes on different calls (compare the writes listed), your entries are not hashed in sorted key order: ranging over a map changes order from one call to the next.",
+	verdict.OracleErrors:      "A ConfigMap that does not exist is a normal state here, not an error: remove the hash and return nil.",
 }
 
 // sample: desired is the Deployments naming a ConfigMap, actual those

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 // These tests drive the confighash model with native reconcilers (see
@@ -173,7 +174,7 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 func TestConfigHashReferenceSurvivesEveryPlannedFault(t *testing.T) {
 	faults := "coalesce, duplicate, restart, crash-after-write, conflict, missed-event"
 	ex := hashSuite(t, hashWorld(), hashWork, faults, "")
-	fired := map[string]int{}
+	fired := map[verdict.Fault]int{}
 	for seed := uint64(1); seed <= 30; seed++ {
 		r := run(ex, seed, hashRef(hashOptions{}))
 		mustPass(t, r)
@@ -182,8 +183,8 @@ func TestConfigHashReferenceSurvivesEveryPlannedFault(t *testing.T) {
 		}
 	}
 	for _, f := range strings.Split(faults, ", ") {
-		if fired[f] < 20 {
-			t.Errorf("fault %s fired in only %d of 30 seeds", f, fired[f])
+		if fired[verdict.Fault(f)] < 20 {
+			t.Errorf("fault %s fired in only %d of 30 seeds", f, fired[verdict.Fault(f)])
 		}
 	}
 }
@@ -228,7 +229,7 @@ func TestConfigHashOracles(t *testing.T) {
 			if !strings.Contains(r.Message, c.contains) {
 				t.Errorf("message %q lacks %q", r.Message, c.contains)
 			}
-			if r.Hint != configHashHints[c.oracle] {
+			if r.Hint != configHashHints[verdict.Oracle(c.oracle)] {
 				t.Errorf("hint %q, want the model's own", r.Hint)
 			}
 		})
@@ -243,7 +244,7 @@ func TestConfigHashSwallowedConflictIsLost(t *testing.T) {
 	caught := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		mustPass(t, run(ex, seed, hashRef(hashOptions{})))
-		if r := run(ex, seed, hashRef(hashOptions{swallowConflict: true})); r.Status != StatusPass {
+		if r := run(ex, seed, hashRef(hashOptions{swallowConflict: true})); r.Status != verdict.StatusPass {
 			if r.Oracle != "convergence" {
 				t.Fatalf("seed %d: %s: %s", seed, r.Oracle, r.Message)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 func init() { models["registry"] = registryModel{} }
@@ -92,15 +93,15 @@ func (registryModel) describe(o ctrl.Object) string {
 
 // hint replaces the hints written for exercise 171 where they would
 // mislead here: this controller makes two writes in a call on purpose.
-func (registryModel) hint(oracle string) string {
+func (registryModel) hint(oracle verdict.Oracle) string {
 	switch oracle {
-	case "safety":
+	case verdict.OracleSafety:
 		return "Ask what a crash right after this write would leave behind: the finalizer goes on before the entry is written " +
 			"and comes off only once the entry is gone; touch no entry and no finalizer but this Deployment's."
-	case "convergence":
+	case verdict.OracleConvergence:
 		return "Check the state shown last against the rules. A registry write brings no new call, so a step left for later " +
 			"may never come; and a Conflict must be returned or retried, never ignored."
-	case "writes":
+	case verdict.OracleWrites:
 		return "Compare your writes with the expected ones: the finalizer before the entry on the way in, " +
 			"the entry before the finalizer on the way out, and nothing when all is in place."
 	}

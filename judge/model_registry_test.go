@@ -3,11 +3,13 @@ package judge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 // Exercise 173's model, driven by native reconcilers: the reference holds
@@ -164,11 +166,11 @@ func TestRegistryReferencePassesEveryTestAndSeed(t *testing.T) {
 	for _, tc := range ex.Suite.Tests {
 		for seed := uint64(1); seed <= 30; seed++ {
 			r := runTest(context.Background(), startNative(registryRef), ex, tc, seed, "t.go")
-			if r.Status != StatusPass {
+			if r.Status != verdict.StatusPass {
 				t.Fatalf("%q, seed %d: %s: %s\nfaults: %v\ntrace: %v", tc.Name, seed, r.Oracle, r.Message, r.Faults, r.Trace)
 			}
 			for _, f := range tc.Faults {
-				if seed == DefaultSeed && !strings.Contains(strings.Join(r.FaultClasses, " "), f) {
+				if seed == DefaultSeed && !slices.Contains(r.FaultClasses, f) {
 					t.Errorf("%q: planned fault %s never fired with the default seed", tc.Name, f)
 				}
 			}
@@ -263,11 +265,11 @@ func TestRegistryWrongOrdersAreCaught(t *testing.T) {
 func TestRegistrySwallowedConflictsAreCaught(t *testing.T) {
 	objs := registryYAML("{}") + registryDeploymentYAML("web", "[]", "web:v1")
 	ex := registrySuite(t, objs, "- delete: Deployment/web", "conflict", "")
-	seen := map[string]int{}
+	seen := map[verdict.Oracle]int{}
 	for seed := uint64(1); seed <= 20; seed++ {
 		mustPass(t, run(ex, seed, registryRef))
 		r := run(ex, seed, registryReconciler(registryOptions{swallowConflict: true}))
-		if r.Status != StatusPass && r.Oracle != "safety" && r.Oracle != "convergence" {
+		if r.Status != verdict.StatusPass && r.Oracle != "safety" && r.Oracle != "convergence" {
 			t.Fatalf("seed %d: got %s %q: %s", seed, r.Status, r.Oracle, r.Message)
 		}
 		seen[r.Oracle]++

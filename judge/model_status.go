@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 func init() { models["deployment-status"] = statusModel{} }
@@ -135,15 +136,15 @@ func (statusModel) checkWrite(w *world, wr *write) string {
 
 // hint points a learner at the usual cause of each failure in a
 // reporting controller (run.go's general hints speak of taking steps).
-func (statusModel) hint(oracle string) string {
+func (statusModel) hint(oracle verdict.Oracle) string {
 	return statusHints[oracle]
 }
 
-var statusHints = map[string]string{
-	"convergence": "Compare the counts with the Pods listed: which Pods does each field count? Is the status written with UpdateStatus, and is a failed write returned so that it is retried?",
-	"idempotency": "Compute the status, compare it with the one stored on the Deployment, and write only when they differ.",
-	"safety":      "This controller writes one thing: the Deployment's status, with observedGeneration copied from metadata.generation.",
-	"writes":      "Decide from the Deployment you read: write only when its stored status differs from the one you computed.",
+var statusHints = map[verdict.Oracle]string{
+	verdict.OracleConvergence: "Compare the counts with the Pods listed: which Pods does each field count? Is the status written with UpdateStatus, and is a failed write returned so that it is retried?",
+	verdict.OracleIdempotency: "Compute the status, compare it with the one stored on the Deployment, and write only when they differ.",
+	verdict.OracleSafety:      "This controller writes one thing: the Deployment's status, with observedGeneration copied from metadata.generation.",
+	verdict.OracleWrites:      "Decide from the Deployment you read: write only when its stored status differs from the one you computed.",
 }
 
 // sample: desired is the Pods that count (what status.replicas should

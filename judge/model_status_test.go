@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 // These tests drive the deployment-status model with native reconcilers
@@ -168,7 +169,7 @@ func TestStatusReferenceSurvivesEveryPlannedFault(t *testing.T) {
 	}
 	for _, g := range groups {
 		ex := statusSuite(t, statusWorld(), g.steps, g.faults, "")
-		fired := map[string]int{}
+		fired := map[verdict.Fault]int{}
 		for seed := uint64(1); seed <= 30; seed++ {
 			r := runTest(context.Background(), startNative(statusReporter(statusOptions{})), ex, ex.Suite.Tests[0], seed, "t.go")
 			mustPass(t, r)
@@ -177,8 +178,8 @@ func TestStatusReferenceSurvivesEveryPlannedFault(t *testing.T) {
 			}
 		}
 		for _, f := range strings.Split(g.faults, ", ") {
-			if fired[f] < 25 {
-				t.Errorf("fault %s fired in only %d of 30 seeds", f, fired[f])
+			if fired[verdict.Fault(f)] < 25 {
+				t.Errorf("fault %s fired in only %d of 30 seeds", f, fired[verdict.Fault(f)])
 			}
 		}
 	}
@@ -240,7 +241,7 @@ func TestStatusOracles(t *testing.T) {
 			if !strings.Contains(r.Message, c.contains) {
 				t.Errorf("message %q lacks %q", r.Message, c.contains)
 			}
-			if r.Hint != statusHints[c.oracle] {
+			if r.Hint != statusHints[verdict.Oracle(c.oracle)] {
 				t.Errorf("hint %q, want the model's own", r.Hint)
 			}
 		})
@@ -278,7 +279,7 @@ func TestStatusSwallowedConflictIsLost(t *testing.T) {
 	caught := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		mustPass(t, run(ex, seed, statusReporter(statusOptions{})))
-		if r := run(ex, seed, statusReporter(statusOptions{swallowConflict: true})); r.Status != StatusPass {
+		if r := run(ex, seed, statusReporter(statusOptions{swallowConflict: true})); r.Status != verdict.StatusPass {
 			if r.Oracle != "convergence" {
 				t.Fatalf("seed %d: %s: %s", seed, r.Oracle, r.Message)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 // maxTestTime bounds one test in wall-clock time, MaxJudgeTime a whole
@@ -39,7 +40,7 @@ func testSeed(seed uint64, name string) uint64 {
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
-func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) TestResult {
+func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) verdict.TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
@@ -62,7 +63,7 @@ func (s *sim) play(t *Test) {
 	s.withActor("user", func() {
 		for _, o := range t.objects {
 			if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
-				s.failf("setup", "The test's objects are invalid: "+err.Message)
+				s.failf(verdict.OracleSetup, "The test's objects are invalid: "+err.Message)
 			}
 			s.logf("user", "the test starts with ", describeObject(o, s.model))
 		}
@@ -70,14 +71,14 @@ func (s *sim) play(t *Test) {
 	s.settle()
 	s.resyncCache()
 	s.enqueueAll()
-	s.sample("")
+	s.sample(verdict.MarkNone)
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
 		s.applyStep(&t.Steps[i])
-		for i+1 < len(t.Steps) && s.maybe(faultCoalesce) {
+		for i+1 < len(t.Steps) && s.maybe(verdict.FaultCoalesce) {
 			i++
-			s.noteFault(faultCoalesce, "Applied workload step "+strconv.Itoa(i+1)+" right after step "+strconv.Itoa(i)+
+			s.noteFault(verdict.FaultCoalesce, "Applied workload step "+strconv.Itoa(i+1)+" right after step "+strconv.Itoa(i)+
 				", so your controller sees only their combined effect.")
 			s.applyStep(&t.Steps[i])
 		}
@@ -95,12 +96,12 @@ func (s *sim) play(t *Test) {
 		return
 	}
 	if ok, why := s.model.converged(s.world); !ok {
-		s.failf("convergence", "The cluster did not reach the desired state. "+why)
+		s.failf(verdict.OracleConvergence, "The cluster did not reach the desired state. "+why)
 		return
 	}
 	for _, key := range sortedKeys(s.lastErr) {
 		if e := s.lastErr[key]; e != "" {
-			s.failf("errors", "Reconcile of "+key+" kept returning an error once the cluster was at rest: "+e)
+			s.failf(verdict.OracleErrors, "Reconcile of "+key+" kept returning an error once the cluster was at rest: "+e)
 			return
 		}
 	}
@@ -113,16 +114,16 @@ func (s *sim) play(t *Test) {
 		return
 	}
 	if n := len(s.writeLog) - writes; n > 0 {
-		s.failf("idempotency", "Once the cluster had converged, reconciling again with nothing changed made "+
+		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
 			plural(n, "write")+": "+strings.Join(s.writeLog[writes:], ", ")+". A converged controller must make none.")
 		return
 	}
 	if ok, why := s.model.converged(s.world); !ok {
-		s.failf("convergence", "The cluster left the desired state after a further reconcile. "+why)
+		s.failf(verdict.OracleConvergence, "The cluster left the desired state after a further reconcile. "+why)
 		return
 	}
 	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.writeLog) {
-		s.failf("writes", "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+listOrNone(s.writeLog)+".")
+		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+listOrNone(s.writeLog)+".")
 	}
 }
 
@@ -163,7 +164,7 @@ func (s *sim) runUntilIdle(budget int, when string) {
 		s.queue.promote(s.clock)
 		if s.queue.len() > 0 {
 			if s.reconciles-start >= budget {
-				s.failf("budget", "Your controller was still busy after "+strconv.Itoa(budget)+" reconciles "+when+
+				s.failf(verdict.OracleBudget, "Your controller was still busy after "+strconv.Itoa(budget)+" reconciles "+when+
 					": it never settled (does it keep changing something, or requeue itself forever?).")
 				return
 			}
@@ -197,19 +198,19 @@ func (s *sim) runUntilIdle(budget int, when string) {
 
 // worldFaults happen to the world between reconciles.
 func (s *sim) worldFaults() {
-	if s.maybe(faultPodFailure) {
+	if s.maybe(verdict.FaultPodFailure) {
 		if p := s.pickPod("random", true); p != nil {
 			s.withActor("kubelet", func() {
 				s.api.setPodStatus(p.Namespace, p.Name, ctrl.PodStatus{Phase: ctrl.PodFailed,
 					Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionFalse}}})
 			})
-			s.noteFault(faultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
+			s.noteFault(verdict.FaultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
 		}
 	}
-	if s.maybe(faultManualDelete) {
+	if s.maybe(verdict.FaultManualDelete) {
 		if p := s.pickPod("random", false); p != nil {
 			s.withActor("user", func() { s.api.delete(ctrl.KindPod, p.Namespace, p.Name) })
-			s.noteFault(faultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
+			s.noteFault(verdict.FaultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
 		}
 	}
 	s.settle()
@@ -264,12 +265,12 @@ func (s *sim) applyStep(st *Step) {
 				kind, name, _ := strings.Cut(ref, "/")
 				cur := s.api.get(ctrl.Kind(kind), "default", name)
 				if cur == nil {
-					s.failf("setup", "The test patches "+ref+", which does not exist.")
+					s.failf(verdict.OracleSetup, "The test patches "+ref+", which does not exist.")
 					return
 				}
 				next, err := mergePatch(cur, st.Patch[ref])
 				if err != nil {
-					s.failf("setup", "The test's patch of "+ref+" is invalid: "+err.Error())
+					s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
 					return
 				}
 				s.api.update(next, false)
@@ -281,13 +282,13 @@ func (s *sim) applyStep(st *Step) {
 			if kind == string(ctrl.KindPod) && (name == "first" || name == "last" || name == "random") {
 				p := s.pickPod(name, false)
 				if p == nil {
-					s.failf("setup", "The test deletes a Pod, but there is none.")
+					s.failf(verdict.OracleSetup, "The test deletes a Pod, but there is none.")
 					return
 				}
 				name = p.Name
 			}
 			if _, err := s.api.delete(ctrl.Kind(kind), "default", name); err != nil {
-				s.failf("setup", "The test deletes "+st.Delete+": "+err.Message)
+				s.failf(verdict.OracleSetup, "The test deletes "+st.Delete+": "+err.Message)
 				return
 			}
 			s.logf("user", "deleted ", kind, " ", name)
@@ -295,7 +296,7 @@ func (s *sim) applyStep(st *Step) {
 			_, how, _ := strings.Cut(st.Fail, "/")
 			p := s.pickPod(how, true)
 			if p == nil {
-				s.failf("setup", "The test fails a Pod, but none is Running.")
+				s.failf(verdict.OracleSetup, "The test fails a Pod, but none is Running.")
 				return
 			}
 			s.api.setPodStatus(p.Namespace, p.Name, ctrl.PodStatus{Phase: ctrl.PodFailed,
@@ -303,7 +304,7 @@ func (s *sim) applyStep(st *Step) {
 			s.logf("user", "Pod ", p.Name, " failed")
 		}
 	})
-	s.sample("user")
+	s.sample(verdict.MarkUser)
 }
 
 // resolveOwners fills the uid of owner references that name an existing
@@ -347,23 +348,9 @@ func describeObject(o ctrl.Object, m model) string {
 	return s
 }
 
-// oracleHints point a learner at the usual cause of each failure.
-var oracleHints = map[string]string{
-	"convergence": "Reconcile must keep taking steps until the cluster matches the spec: check which rule should have fired in the state shown last.",
-	"idempotency": "Once the cluster matches the spec, Reconcile must write nothing: decide from what you read, and compare before writing.",
-	"safety":      "Check the bounds before every write, and take at most one step per call: the next event brings you back.",
-	"errors":      "Return an error only for something a retry can fix; a Deployment that is gone (NotFound) is not one.",
-	"budget":      "Something kept the controller busy: a write that triggers itself, or a requeue with nothing left to do.",
-	"writes":      "Compare your writes with the expected ones: one step per call, chosen by the rules in order.",
-	"runtime":     "The message shows where your code stopped.",
-	"timeout":     "A loop that never ends? Each call must return.",
-	"memory":      "Something grows without bound: a slice or map that is never reset?",
-	"output":      "Log a line per decision, not per loop iteration.",
-}
-
 // result turns the run into a TestResult.
-func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
-	r := TestResult{Name: t.Name, Status: StatusPass, Sample: t.Sample, Seed: seed,
+func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
+	r := verdict.TestResult{Name: t.Name, Status: verdict.StatusPass, Sample: t.Sample, Seed: seed,
 		Reconciles: s.reconciles, Writes: len(s.writeLog)}
 	r.Output = strings.ToValidUTF8(string(s.out.b), "\uFFFD")
 	r.OutputTruncated = s.out.truncated
@@ -372,7 +359,7 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 		// has the panic and the learner's frames.
 		r.Output = r.Output[:i+1] + "(the Go runtime's traceback is left out; the message above has your frames)\n"
 	}
-	for _, c := range FaultClasses {
+	for _, c := range verdict.Faults {
 		if s.fired[c] > 0 {
 			r.FaultClasses = append(r.FaultClasses, c)
 		}
@@ -380,22 +367,19 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) TestResult {
 	if s.fail == nil {
 		return r
 	}
-	r.Status = StatusFail
-	if s.fail.oracle == "runtime" || s.fail.oracle == "timeout" || s.fail.oracle == "memory" || s.fail.oracle == "output" || s.fail.oracle == "setup" {
-		r.Status = StatusError
-	}
+	r.Status = s.fail.oracle.Status()
 	r.Oracle = s.fail.oracle
 	r.Message = s.fail.message
-	r.Hint = oracleHints[r.Oracle]
+	r.Hint = r.Oracle.Hint()
 	// A model may word a hint for its own exercise family.
-	if h, ok := s.model.(interface{ hint(oracle string) string }); ok && h.hint(r.Oracle) != "" {
+	if h, ok := s.model.(interface{ hint(verdict.Oracle) string }); ok && h.hint(r.Oracle) != "" {
 		r.Hint = h.hint(r.Oracle)
 	}
 	r.Faults = s.faultLog
 	r.Replay = ReplayCommand(ex, t.Name, seed)
 	r.Trace = s.trace
-	if len(r.Trace) > maxTraceLines {
-		r.Trace = r.Trace[len(r.Trace)-maxTraceLines:]
+	if len(r.Trace) > verdict.MaxTraceLines {
+		r.Trace = r.Trace[len(r.Trace)-verdict.MaxTraceLines:]
 	}
 	r.Timeline = s.timeline
 	if len(r.Timeline) > maxTimelinePoints {

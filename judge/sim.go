@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
@@ -38,8 +39,6 @@ const (
 	// maxOutputFlood stops a controller that writes far more.
 	maxOutputBytes = 16 << 10
 	maxOutputFlood = 64 << 10
-	// maxTraceLines is how many of a run's last steps a verdict shows.
-	maxTraceLines = 40
 )
 
 // epoch is the virtual clock's zero.
@@ -52,7 +51,7 @@ var (
 
 // failure is the first oracle that failed in a test.
 type failure struct {
-	oracle  string
+	oracle  verdict.Oracle
 	message string
 }
 
@@ -67,11 +66,11 @@ type sim struct {
 	model    model
 	world    *world
 	rng      *rand.Rand
-	faults   map[string]bool // classes enabled by the test
-	fired    map[string]int  // how often each fired
-	chance   map[string]int  // opportunities each has had
-	sure     map[string]int  // the opportunity at which each fires for sure
-	faulty   bool            // in the faulty phase
+	faults   map[verdict.Fault]bool // classes enabled by the test
+	fired    map[verdict.Fault]int  // how often each fired
+	chance   map[verdict.Fault]int  // opportunities each has had
+	sure     map[verdict.Fault]int  // the opportunity at which each fires for sure
+	faulty   bool                   // in the faulty phase
 
 	clock    time.Duration // since epoch
 	api      *apiServer
@@ -103,12 +102,12 @@ type sim struct {
 	}
 	writeLog    []string
 	lastErr     map[string]string
-	trace       []TraceLine
+	trace       []verdict.TraceLine
 	traceN      int
-	timeline    []TimelinePoint
+	timeline    []verdict.TimelinePoint
 	faultLog    []string
 	fail        *failure
-	pendingMark string
+	pendingMark verdict.Mark
 }
 
 type timer struct {
@@ -121,10 +120,10 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		faults: map[string]bool{}, fired: map[string]int{}, chance: map[string]int{}, sure: map[string]int{},
+		faults: map[verdict.Fault]bool{}, fired: map[verdict.Fault]int{}, chance: map[verdict.Fault]int{}, sure: map[verdict.Fault]int{},
 		cache: map[string]ctrl.Object{}, queue: newWorkqueue(),
 		newController: newCtl, out: &capWriter{max: maxOutputBytes},
-		steps: &sandbox.StepBudget{Max: MaxStepsPerTest},
+		steps:   &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr: map[string]string{},
 	}
 	for _, f := range t.Faults {
@@ -141,9 +140,9 @@ func (s *sim) now() time.Time { return epoch.Add(s.clock) }
 
 func (s *sim) logf(actor string, parts ...string) {
 	s.traceN++
-	s.trace = append(s.trace, TraceLine{Step: s.traceN, T: s.clock.Milliseconds(), Actor: actor, Event: strings.Join(parts, "")})
-	if len(s.trace) > 4*maxTraceLines {
-		s.trace = append(s.trace[:0], s.trace[len(s.trace)-maxTraceLines:]...)
+	s.trace = append(s.trace, verdict.TraceLine{Step: s.traceN, T: s.clock.Milliseconds(), Actor: actor, Event: strings.Join(parts, "")})
+	if len(s.trace) > 4*verdict.MaxTraceLines {
+		s.trace = append(s.trace[:0], s.trace[len(s.trace)-verdict.MaxTraceLines:]...)
 	}
 }
 
@@ -151,12 +150,8 @@ func (s *sim) logf(actor string, parts ...string) {
 // was too busy to say anything about the code, so the engine turns the
 // whole verdict into OutcomeNotJudged.
 func (s *sim) notJudged() {
-	s.failf(oracleNotJudged, "The judge ran out of real time before your code ran out of steps: the machine was too busy.")
+	s.failf(verdict.OracleNotJudged, "The judge ran out of real time before your code ran out of steps: the machine was too busy.")
 }
-
-// oracleNotJudged marks a test a wall-clock net stopped. It never reaches
-// a verdict.
-const oracleNotJudged = "not_judged"
 
 // thousands writes n with thousands separators: 5,000,000.
 func thousands(n int64) string {
@@ -167,7 +162,7 @@ func thousands(n int64) string {
 	return s
 }
 
-func (s *sim) failf(oracle string, msg string) {
+func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
 		s.fail = &failure{oracle, msg}
 		s.logf("judge", "✗ ", msg)
@@ -177,7 +172,7 @@ func (s *sim) failf(oracle string, msg string) {
 // maybe decides whether fault class f fires now. Each planned fault fires
 // for sure at one of its first few opportunities, so a test that plans it
 // really exercises it, and at random after that.
-func (s *sim) maybe(f string) bool {
+func (s *sim) maybe(f verdict.Fault) bool {
 	if !s.faulty || !s.faults[f] {
 		return false
 	}
@@ -194,10 +189,10 @@ func (s *sim) maybe(f string) bool {
 	return true
 }
 
-func (s *sim) noteFault(class, words string) {
+func (s *sim) noteFault(class verdict.Fault, words string) {
 	s.faultLog = append(s.faultLog, words)
 	s.logf("fault", words)
-	s.mark("fault")
+	s.mark(verdict.MarkFault)
 }
 
 // ---- the world: API server events, informer, kubelet, garbage collector
@@ -303,9 +298,9 @@ func (s *sim) deliver() {
 		if len(reqs) == 0 {
 			continue
 		}
-		if s.maybe(faultMissedEvent) {
+		if s.maybe(verdict.FaultMissedEvent) {
 			s.dropped++
-			s.noteFault(faultMissedEvent, "The "+strings.ToLower(string(ev.Type))+" event for "+string(ev.Object.GetObjectKind())+" "+
+			s.noteFault(verdict.FaultMissedEvent, "The "+strings.ToLower(string(ev.Type))+" event for "+string(ev.Object.GetObjectKind())+" "+
 				ev.Object.GetObjectMeta().Name+" was lost on its way to your controller (the periodic resync will catch up).")
 			continue
 		}
@@ -449,7 +444,7 @@ func (s *sim) reconcile(key string) {
 		return
 	}
 	if r := s.rec.result; r == nil {
-		s.failf("runtime", "Reconcile returned without reporting a result to the judge.")
+		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
 	} else if r.HasError {
 		s.lastErr[key] = r.Text
 		d := s.queue.addRateLimited(key, s.clock)
@@ -473,24 +468,24 @@ func (s *sim) afterReconcile(key string) {
 	own := s.own
 	s.own = nil
 	s.release()
-	if len(own) > 0 && s.maybe(faultStaleRead) {
+	if len(own) > 0 && s.maybe(verdict.FaultStaleRead) {
 		s.held = own
 		s.heldFor = map[string]bool{}
 		for _, ev := range own {
 			s.heldFor[keyOf(ev.Object)] = true
 		}
-		s.noteFault(faultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+strconv.Itoa(s.rec.n)+" until after its next reconcile.")
+		s.noteFault(verdict.FaultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+strconv.Itoa(s.rec.n)+" until after its next reconcile.")
 	} else {
 		s.pending = append(s.pending, own...)
 	}
-	s.sample("")
-	if s.maybe(faultRestart) {
-		s.noteFault(faultRestart, "Restarted your controller after reconcile #"+strconv.Itoa(s.rec.n)+" of "+key+": its memory was wiped.")
+	s.sample(verdict.MarkNone)
+	if s.maybe(verdict.FaultRestart) {
+		s.noteFault(verdict.FaultRestart, "Restarted your controller after reconcile #"+strconv.Itoa(s.rec.n)+" of "+key+": its memory was wiped.")
 		s.restart()
 		return
 	}
-	if s.maybe(faultDuplicate) {
-		s.noteFault(faultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+strconv.Itoa(s.rec.n)+".")
+	if s.maybe(verdict.FaultDuplicate) {
+		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+strconv.Itoa(s.rec.n)+".")
 		s.queue.add(key)
 	}
 }
@@ -508,7 +503,7 @@ func (s *sim) trapped(err error) {
 			s.notJudged()
 			return
 		}
-		s.failf("runtime", "The judge could not run your controller: "+err.Error())
+		s.failf(verdict.OracleRuntime, "The judge could not run your controller: "+err.Error())
 		return
 	}
 	if errors.Is(trap.Err, errStop) {
@@ -520,26 +515,26 @@ func (s *sim) trapped(err error) {
 		if fr := learnerFrames(trap.Stack, s.fileName); len(fr) > 0 {
 			msg += "\n" + strings.Join(fr, "\n")
 		}
-		s.failf("runtime", msg)
+		s.failf(verdict.OracleRuntime, msg)
 	case sandbox.TrapFuel:
 		if trap.Total {
-			s.failf("timeout", "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
+			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
 				plural(s.reconciles, "reconcile")+": each call is too slow, even if it ends.")
 		} else {
-			s.failf("timeout", "Reconcile #"+strconv.Itoa(s.rec.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?).")
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.rec.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?).")
 		}
 	case sandbox.TrapTimeout:
 		s.notJudged()
 	case sandbox.TrapOutput:
-		s.failf("output", "Your controller wrote too much output: "+trap.Message+". Log less, or only when something changes.")
+		s.failf(verdict.OracleOutput, "Your controller wrote too much output: "+trap.Message+". Log less, or only when something changes.")
 	case sandbox.TrapOutOfMemory:
-		s.failf("memory", "Your controller ran out of memory: "+trap.Message+".")
+		s.failf(verdict.OracleMemory, "Your controller ran out of memory: "+trap.Message+".")
 	case sandbox.TrapExit:
-		s.failf("runtime", "Your controller stopped the program: "+trap.Message+". Return from Reconcile instead of exiting.")
+		s.failf(verdict.OracleRuntime, "Your controller stopped the program: "+trap.Message+". Return from Reconcile instead of exiting.")
 	case sandbox.TrapHost:
-		s.failf("runtime", "Your controller sent the judge a request it could not understand: "+trap.Message)
+		s.failf(verdict.OracleRuntime, "Your controller sent the judge a request it could not understand: "+trap.Message)
 	default:
-		s.failf("runtime", "Your controller stopped: "+trap.Message)
+		s.failf(verdict.OracleRuntime, "Your controller stopped: "+trap.Message)
 	}
 }
 
@@ -568,7 +563,7 @@ func (s *sim) HandleCall(op uint32, msg []byte) ([]byte, error) {
 	}
 	s.rec.calls++
 	if s.rec.calls > maxCallsPerReconcile {
-		s.failf("budget", "Reconcile #"+strconv.Itoa(s.rec.n)+" made more than "+strconv.Itoa(maxCallsPerReconcile)+" calls to the cluster in one pass.")
+		s.failf(verdict.OracleBudget, "Reconcile #"+strconv.Itoa(s.rec.n)+" made more than "+strconv.Itoa(maxCallsPerReconcile)+" calls to the cluster in one pass.")
 		return nil, errStop
 	}
 	if op == 0 || op >= uint32(ctrl.OpResult)+1 {
@@ -659,9 +654,9 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	if c.Object != nil {
 		kind = c.Object.GetObjectKind()
 	}
-	if (c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus) && s.maybe(faultConflict) {
+	if (c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus) && s.maybe(verdict.FaultConflict) {
 		m := c.Object.GetObjectMeta()
-		s.noteFault(faultConflict, "Your "+verb+" of "+string(kind)+" "+m.Name+" in reconcile #"+strconv.Itoa(s.rec.n)+" lost a race with another writer (409 Conflict).")
+		s.noteFault(verdict.FaultConflict, "Your "+verb+" of "+string(kind)+" "+m.Name+" in reconcile #"+strconv.Itoa(s.rec.n)+" lost a race with another writer (409 Conflict).")
 		return ctrl.Reply{Err: apiErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(kind)+" \""+m.Name+
 			"\": the object has been modified; please apply your changes to the latest version and try again")}, nil
 	}
@@ -701,19 +696,19 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	}
 	s.writeLog = append(s.writeLog, desc)
 	s.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(s.model.detail(after)))
-	s.mark("write")
+	s.mark(verdict.MarkWrite)
 	if v := s.model.checkWrite(s.world, &write{Verb: verb, Object: after, Before: before}); v != "" {
-		s.failf("safety", v)
+		s.failf(verdict.OracleSafety, v)
 		return ctrl.Reply{}, errStop
 	}
 	if max := s.test.Expect.MaxPods; max > 0 {
 		if n := len(s.api.list(ctrl.KindPod)); n > max {
-			s.failf("safety", "After your "+verb+" of "+name+" the cluster had "+pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
+			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
 			return ctrl.Reply{}, errStop
 		}
 	}
-	if s.maybe(faultCrashAfter) {
-		s.noteFault(faultCrashAfter, "Crashed your controller right after its "+ordinal(s.rec.writes)+" write in reconcile #"+
+	if s.maybe(verdict.FaultCrashAfter) {
+		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+ordinal(s.rec.writes)+" write in reconcile #"+
 			strconv.Itoa(s.rec.n)+" ("+verb+" "+string(kind)+" "+name+"), then restarted it.")
 		return ctrl.Reply{}, errCrash
 	}
@@ -752,19 +747,17 @@ func ordinal(n int) string {
 }
 
 // sample adds a timeline point, tagged with what happened since the last.
-func (s *sim) sample(mark string) {
+func (s *sim) sample(mark verdict.Mark) {
 	s.mark(mark)
 	d, a, r := s.model.sample(s.world)
-	s.timeline = append(s.timeline, TimelinePoint{Step: len(s.timeline), T: s.clock.Milliseconds(), Desired: d, Actual: a, Ready: r, Mark: s.pendingMark})
+	s.timeline = append(s.timeline, verdict.TimelinePoint{Step: len(s.timeline), T: s.clock.Milliseconds(), Desired: d, Actual: a, Ready: r, Mark: s.pendingMark})
 	s.pendingMark = ""
 }
 
-var markRank = map[string]int{"": 0, "user": 1, "write": 2, "fault": 3}
-
 // mark tags the current step for the timeline; a fault outranks a write,
 // a write a user's change.
-func (s *sim) mark(m string) {
-	if markRank[m] > markRank[s.pendingMark] {
+func (s *sim) mark(m verdict.Mark) {
+	if m.Rank() > s.pendingMark.Rank() {
 		s.pendingMark = m
 	}
 }

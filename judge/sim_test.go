@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
@@ -117,7 +118,7 @@ func indent(s, in string) string {
 	return strings.Join(lines, "\n")
 }
 
-func run(ex *Exercise, seed uint64, newR func() ctrl.Reconciler) TestResult {
+func run(ex *Exercise, seed uint64, newR func() ctrl.Reconciler) verdict.TestResult {
 	return runTest(context.Background(), startNative(newR), ex, ex.Suite.Tests[0], seed, "t.go")
 }
 
@@ -180,16 +181,16 @@ func rollout() (string, string) {
 	return objs, "- patch: {Deployment/web: {spec: {template: {spec: {containers: [{name: app, image: v2}]}}}}}"
 }
 
-func mustPass(t *testing.T, r TestResult) {
+func mustPass(t *testing.T, r verdict.TestResult) {
 	t.Helper()
-	if r.Status != StatusPass {
+	if r.Status != verdict.StatusPass {
 		t.Fatalf("failed: %s: %s\nfaults: %v\ntrace: %v", r.Oracle, r.Message, r.Faults, r.Trace)
 	}
 }
 
-func mustFail(t *testing.T, r TestResult, oracle string) {
+func mustFail(t *testing.T, r verdict.TestResult, oracle string) {
 	t.Helper()
-	if r.Status == StatusPass || r.Oracle != oracle {
+	if r.Status == verdict.StatusPass || r.Oracle != verdict.Oracle(oracle) {
 		t.Fatalf("got %s %q: %s; want oracle %s", r.Status, r.Oracle, r.Message, oracle)
 	}
 	if r.Replay == "" || len(r.Trace) == 0 {
@@ -203,9 +204,9 @@ func TestReferenceSurvivesEveryFault(t *testing.T) {
 	// Every fault but stale reads: exercise 171's rules count on a cache
 	// that shows their own last write.
 	var classes []string
-	for _, c := range FaultClasses {
-		if c != faultStaleRead {
-			classes = append(classes, c)
+	for _, c := range verdict.Faults {
+		if c != verdict.FaultStaleRead {
+			classes = append(classes, string(c))
 		}
 	}
 	all := strings.Join(classes, ", ")
@@ -257,7 +258,7 @@ func TestRestartWipesMemory(t *testing.T) {
 	failed := 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		r := run(suite(t, objs, "", "restart", ""), seed, memory)
-		if r.Status != StatusPass {
+		if r.Status != verdict.StatusPass {
 			failed++
 			if r.Oracle != "safety" && r.Oracle != "convergence" {
 				t.Errorf("seed %d: oracle %s: %s", seed, r.Oracle, r.Message)
@@ -398,7 +399,7 @@ func TestStaleReadsMakeNaiveCreatesOvershoot(t *testing.T) {
 	// creates one Pod too many.
 	failures := 0
 	for seed := uint64(1); seed <= 10; seed++ {
-		if r := run(suite(t, objs, "", "stale-read, duplicate", ""), seed, naive); r.Status != StatusPass {
+		if r := run(suite(t, objs, "", "stale-read, duplicate", ""), seed, naive); r.Status != verdict.StatusPass {
 			failures++
 		}
 	}
@@ -545,7 +546,7 @@ func TestStaleReadsEndWhenTheControllerRests(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		r := run(suite(t, objs, steps, "stale-read", ""), seed, naive)
 		mustPass(t, r)
-		if slices.Contains(r.FaultClasses, faultStaleRead) {
+		if slices.Contains(r.FaultClasses, verdict.FaultStaleRead) {
 			fired++
 		}
 	}
@@ -587,11 +588,11 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 	tt := ex.Suite.Tests[0]
 	for seed := uint64(1); seed <= 5; seed++ {
 		r := run(ex, seed, memory)
-		if r.Status == StatusPass {
+		if r.Status == verdict.StatusPass {
 			continue
 		}
 		sh := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
-		if sh == nil || strings.Join(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
+		if sh == nil || joinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
 			t.Fatalf("seed %d: shrunk to %+v", seed, sh)
 		}
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 
 	"sigs.k8s.io/yaml"
 )
@@ -52,9 +53,9 @@ type Test struct {
 	Sample  bool   `json:"sample"`
 	Objects string `json:"objects"` // Kubernetes-style YAML manifests, "---" separated
 	Steps   []Step `json:"steps"`
-	// Faults injected during the faulty phase, by class name (see faults.go).
-	Faults []string `json:"faults"`
-	Expect Expect   `json:"expect"`
+	// Faults injected during the faulty phase, by class name (see verdict.Faults).
+	Faults []verdict.Fault `json:"faults"`
+	Expect Expect          `json:"expect"`
 
 	objects []ctrl.Object
 }
@@ -138,8 +139,8 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 			return nil, fmt.Errorf("%s: objects: %v", where, err)
 		}
 		for _, f := range t.Faults {
-			if !slices.Contains(FaultClasses, f) {
-				return nil, fmt.Errorf("%s: unknown fault %q (known: %s)", where, f, strings.Join(FaultClasses, ", "))
+			if !slices.Contains(verdict.Faults, f) {
+				return nil, fmt.Errorf("%s: unknown fault %q (known: %s)", where, f, joinNames(verdict.Faults, ", "))
 			}
 		}
 		for j := range t.Steps {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // BenchmarkExercisePage is the server's time for the exercise page of a
@@ -116,7 +117,7 @@ func benchSubmit(b *testing.B, clients int, edited bool) {
 		start := time.Now()
 		evs := c.events(c.submit("171", "submit", src).Events, nil)
 		d := time.Since(start)
-		if last := evs[len(evs)-1]; last.Data["outcome"] != judge.OutcomeAccepted {
+		if last := evs[len(evs)-1]; last.Data["outcome"] != string(verdict.OutcomeAccepted) {
 			b.Fatalf("reference solution: %s %v", last.Name, last.Data["outcome"])
 		}
 		return d

@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // heartbeatInterval keeps idle event streams open through proxies.
@@ -51,10 +51,10 @@ func (s *Server) handleEvents(c echo.Context) error {
 	}
 	// Finished before the stream was opened, or by an earlier run of the
 	// server: replay the stored result.
-	j := newJob(sub.ID, sub.LearnerID, nil, judge.Mode(sub.Mode), nil, sub.Seed)
+	j := newJob(sub.ID, sub.LearnerID, nil, sub.Mode, nil, sub.Seed)
 	switch sub.State {
 	case "done":
-		var v judge.Verdict
+		var v verdict.Verdict
 		if err := json.Unmarshal(sub.Verdict, &v); err != nil {
 			return fmt.Errorf("submission %d: stored verdict: %w", id, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 func TestPages(t *testing.T) {
@@ -164,7 +165,7 @@ func TestSubmitStreamsProgress(t *testing.T) {
 		}
 	}
 	fail := evs[5].Data["html"].(string)
-	for _, w := range []string{`class="card fail faulted"`, "<details open>", "convergence", "restarted right after creating a Pod",
+	for _, w := range []string{`class="card fail faulted"`, "<details open>", "Convergence", "restarted right after creating a Pod",
 		"judge test 171 reconcile-loop.go --test restart-after-write --seed 1", `<svg class="timeline"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;b&gt;after&lt;/b&gt;"} {
 		if !strings.Contains(fail, w) {
@@ -182,7 +183,7 @@ func TestSubmitStreamsProgress(t *testing.T) {
 		t.Errorf("done html %.300s", h)
 	}
 	sub, err := env.db.Submission(context.Background(), sr.ID)
-	if err != nil || sub.State != "done" || sub.Outcome != judge.OutcomeWrongAnswer || sub.Passed != 1 || sub.Total != 2 {
+	if err != nil || sub.State != "done" || sub.Outcome != verdict.OutcomeWrongAnswer || sub.Passed != 1 || sub.Total != 2 {
 		t.Fatalf("stored %+v, %v", sub, err)
 	}
 	// The history lists it; the page shows it as the latest result.
@@ -380,7 +381,7 @@ func TestRecoverUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []int64
-	for i, mode := range []string{"run", "submit"} {
+	for i, mode := range []verdict.Mode{verdict.ModeRun, verdict.ModeSubmit} {
 		s := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: mode, Code: solvedMarker, Seed: 1}
 		if err := db.CreateSubmission(ctx, s); err != nil {
 			t.Fatal(err)
@@ -410,7 +411,7 @@ func TestRecoverUnfinished(t *testing.T) {
 				t.Fatal(err)
 			}
 			if s.State == "done" {
-				if s.Outcome != judge.OutcomeAccepted {
+				if s.Outcome != verdict.OutcomeAccepted {
 					t.Errorf("recovered %d: %s", id, s.Outcome)
 				}
 				break
@@ -485,7 +486,7 @@ func TestShutdownWaitsForJudgements(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := env.db.Submission(context.Background(), sr.ID); s.State != "done" || s.Outcome != judge.OutcomeAccepted {
+	if s, _ := env.db.Submission(context.Background(), sr.ID); s.State != "done" || s.Outcome != verdict.OutcomeAccepted {
 		t.Errorf("judgement in flight: %s %s", s.State, s.Outcome)
 	}
 }
@@ -606,8 +607,8 @@ func TestMarkdown(t *testing.T) {
 
 func TestDoneEventJSON(t *testing.T) {
 	env := newEnv(t, Config{}, nil)
-	v := &judge.Verdict{Outcome: judge.OutcomeCompileError, Status: judge.StatusError, Mode: judge.ModeRun,
-		Message: "did not compile", Diagnostics: []judge.Diagnostic{{File: "reconcile-loop.go", Line: 3, Column: 2, Message: "undefined: x"}}}
+	v := &verdict.Verdict{Outcome: verdict.OutcomeCompileError, Status: verdict.StatusError, Mode: verdict.ModeRun,
+		Message: "did not compile", Diagnostics: []verdict.Diagnostic{{File: "reconcile-loop.go", Line: 3, Column: 2, Message: "undefined: x"}}}
 	ev := env.srv.doneEvent(v, 10)
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -670,11 +671,11 @@ func TestJudgePanic(t *testing.T) {
 	env := newEnv(t, Config{Workers: 1}, nil)
 	c := env.client()
 	evs := c.events(c.submit("171", "submit", panicMarker).Events, nil)
-	if done := evs[len(evs)-1]; done.Name != "done" || done.Data["outcome"] != judge.OutcomeInternalError {
+	if done := evs[len(evs)-1]; done.Name != "done" || done.Data["outcome"] != string(verdict.OutcomeInternalError) {
 		t.Errorf("after a panic: %s %v", done.Name, done.Data["outcome"])
 	}
 	evs = c.events(c.submit("171", "submit", solvedMarker).Events, nil)
-	if done := evs[len(evs)-1]; done.Data["outcome"] != judge.OutcomeAccepted {
+	if done := evs[len(evs)-1]; done.Data["outcome"] != string(verdict.OutcomeAccepted) {
 		t.Errorf("the next submission: %v", done.Data["outcome"])
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // Markers in code steer fakeJudge: accept it, or panic.
@@ -39,7 +40,7 @@ type fakeJudge struct {
 	busy     int // the first busy judgements end not judged, as a starved machine's would
 }
 
-func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *judge.Verdict {
+func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *verdict.Verdict {
 	f.mu.Lock()
 	f.calls++
 	hold, started, busy := f.hold, f.started, f.calls <= f.busy
@@ -48,7 +49,7 @@ func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *judge.Verdic
 		started <- struct{}{}
 	}
 	if s.Progress != nil {
-		s.Progress(judge.Event{Phase: "compiling"})
+		s.Progress(verdict.Event{Phase: "compiling"})
 	}
 	if strings.Contains(string(s.Code), panicMarker) {
 		panic("fake judge: " + panicMarker)
@@ -60,55 +61,55 @@ func (f *fakeJudge) Judge(ctx context.Context, s judge.Submission) *judge.Verdic
 			f.mu.Lock()
 			f.canceled++
 			f.mu.Unlock()
-			return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeInternalError, Message: "cancelled"}
+			return &verdict.Verdict{Version: 3, Status: verdict.StatusError, Outcome: verdict.OutcomeInternalError, Message: "cancelled"}
 		}
 	}
 	if busy {
-		return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeNotJudged, Message: "too busy", Tests: []judge.TestResult{}}
+		return &verdict.Verdict{Version: 3, Status: verdict.StatusError, Outcome: verdict.OutcomeNotJudged, Message: "too busy", Tests: []verdict.TestResult{}}
 	}
 	return fakeVerdict(s)
 }
 
 // fakeVerdict accepts code holding solvedMarker and otherwise fails the
 // second test, with a timeline, faults and a log full of HTML.
-func fakeVerdict(s judge.Submission) *judge.Verdict {
-	v := &judge.Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
+func fakeVerdict(s judge.Submission) *verdict.Verdict {
+	v := &verdict.Verdict{Version: 3, Exercise: s.Exercise.Slug, ExerciseVersion: s.Exercise.Version,
 		Engine: judge.EngineVersion, Mode: s.Mode, Seed: 1}
 	names := []string{"scale-up", "restart-after-write"}
-	if s.Mode == judge.ModeRun {
+	if s.Mode == verdict.ModeRun {
 		names = names[:1]
 	}
 	ok := strings.Contains(string(s.Code), solvedMarker)
 	for i, name := range names {
 		if s.Progress != nil {
-			s.Progress(judge.Event{Phase: "running", Index: i + 1, Total: len(names), Name: name})
+			s.Progress(verdict.Event{Phase: "running", Index: i + 1, Total: len(names), Name: name})
 		}
-		t := judge.TestResult{Name: name, Status: judge.StatusPass, Seed: 1, Reconciles: 4, Writes: 3, DurationMs: 12}
+		t := verdict.TestResult{Name: name, Status: verdict.StatusPass, Seed: 1, Reconciles: 4, Writes: 3, DurationMs: 12}
 		if !ok && i == 1 {
-			t.Status, t.Oracle = judge.StatusFail, "convergence"
+			t.Status, t.Oracle = verdict.StatusFail, "convergence"
 			t.Message = "3 Pods wanted, 4 exist <b>after</b> the quiet phase"
 			t.Faults = []string{"the controller restarted right after creating a Pod"}
 			t.Replay = "judge test 171 reconcile-loop.go --test restart-after-write --seed 1"
 			t.Output = "<script>alert(1)</script> created web-3"
-			t.Trace = []judge.TraceLine{{Step: 1, T: 0, Actor: "user", Event: "create Deployment web"},
+			t.Trace = []verdict.TraceLine{{Step: 1, T: 0, Actor: "user", Event: "create Deployment web"},
 				{Step: 2, T: 10, Actor: "controller", Event: "create Pod web-1"},
 				{Step: 3, T: 12, Actor: "fault", Event: "restart"}}
-			t.Timeline = []judge.TimelinePoint{{Step: 1, Desired: 3, Mark: "user"}, {Step: 2, Desired: 3, Actual: 1, Mark: "write"},
+			t.Timeline = []verdict.TimelinePoint{{Step: 1, Desired: 3, Mark: "user"}, {Step: 2, Desired: 3, Actual: 1, Mark: "write"},
 				{Step: 3, Desired: 3, Actual: 1, Mark: "fault"}, {Step: 4, Desired: 3, Actual: 4, Ready: 2, Mark: "write"}}
 		}
-		if t.Status == judge.StatusPass {
+		if t.Status == verdict.StatusPass {
 			v.Passed++
 		} else {
 			v.Failed++
 		}
 		v.Tests = append(v.Tests, t)
 		if s.Progress != nil {
-			s.Progress(judge.Event{Phase: "test", Index: i + 1, Total: len(names), Test: &v.Tests[i]})
+			s.Progress(verdict.Event{Phase: "test", Index: i + 1, Total: len(names), Test: &v.Tests[i]})
 		}
 	}
-	v.Status, v.Outcome = judge.StatusPass, judge.OutcomeAccepted
+	v.Status, v.Outcome = verdict.StatusPass, verdict.OutcomeAccepted
 	if v.Failed > 0 {
-		v.Status, v.Outcome = judge.StatusFail, judge.OutcomeWrongAnswer
+		v.Status, v.Outcome = verdict.StatusFail, verdict.OutcomeWrongAnswer
 	}
 	return v
 }

@@ -11,6 +11,7 @@ import (
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // historyLimit is how many past submissions the exercise page lists.
@@ -214,7 +215,7 @@ func (s *Server) handleExercise(c echo.Context) error {
 			continue
 		}
 		if sub.State == "done" && len(sub.Verdict) > 0 {
-			var v judge.Verdict
+			var v verdict.Verdict
 			if err := json.Unmarshal(sub.Verdict, &v); err == nil {
 				r := newResults(&v, sub.DurationMs)
 				p.Last = &r

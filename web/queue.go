@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // Queue limits. A learner may have a few submissions waiting so that Run
@@ -14,7 +15,7 @@ const (
 	defaultQueueCap      = 64
 	maxPendingPerLearner = 3
 	// maxJudgeAttempts is how often a submission that a wall-clock safety
-	// net stopped (judge.OutcomeNotJudged) is judged in all before it is
+	// net stopped (verdict.OutcomeNotJudged) is judged in all before it is
 	// settled as not judged; a retry waits until the line is empty.
 	maxJudgeAttempts = 3
 )
@@ -36,12 +37,12 @@ func (ev event) final() bool { return ev.name == "done" || ev.name == "not_judge
 
 // A job is one submission being judged, with its event log.
 type job struct {
-	id      int64
-	learner int64
-	ex      *judge.Exercise
-	mode    judge.Mode
-	code    []byte
-	seed    uint64
+	id       int64
+	learner  int64
+	ex       *judge.Exercise
+	mode     verdict.Mode
+	code     []byte
+	seed     uint64
 	running  bool // already marked running in the store (a recovered job)
 	rejudge  bool // an instructor's re-judge: not counted against the learner
 	attempts int  // judgements so far that the machine's load cut short
@@ -52,7 +53,7 @@ type job struct {
 	wake  chan struct{} // closed and replaced on every publish
 }
 
-func newJob(id, learner int64, ex *judge.Exercise, mode judge.Mode, code []byte, seed uint64) *job {
+func newJob(id, learner int64, ex *judge.Exercise, mode verdict.Mode, code []byte, seed uint64) *job {
 	return &job{id: id, learner: learner, ex: ex, mode: mode, code: code, seed: seed, wake: make(chan struct{})}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 func TestQueueOrderAndPositions(t *testing.T) {
@@ -14,7 +15,7 @@ func TestQueueOrderAndPositions(t *testing.T) {
 		if err := q.admit(int64(i)); err != nil {
 			t.Fatalf("admit %d: %v", i, err)
 		}
-		j := newJob(int64(i+1), int64(i), ex, judge.ModeRun, nil, 1)
+		j := newJob(int64(i+1), int64(i), ex, verdict.ModeRun, nil, 1)
 		q.push(j)
 		jobs = append(jobs, j)
 	}
@@ -46,7 +47,7 @@ func TestQueueOrderAndPositions(t *testing.T) {
 }
 
 func TestJobLogEndsAtFinal(t *testing.T) {
-	j := newJob(1, 1, nil, judge.ModeRun, nil, 1)
+	j := newJob(1, 1, nil, verdict.ModeRun, nil, 1)
 	_, wake := j.since(0)
 	j.publish("compiling", struct{}{})
 	select {

@@ -142,45 +142,11 @@ func parsePages(funcs template.FuncMap) (pages, error) {
 	return p, nil
 }
 
-// outcomeWords names each outcome for people.
-var outcomeWords = map[string]string{
-	judge.OutcomeAccepted:      "Accepted",
-	judge.OutcomeWrongAnswer:   "Wrong answer",
-	judge.OutcomeRuntimeError:  "Runtime error",
-	judge.OutcomeTimeout:       "Time limit exceeded",
-	judge.OutcomeMemoryLimit:   "Memory limit exceeded",
-	judge.OutcomeCompileError:  "Compile error",
-	judge.OutcomeInternalError: "Judge error (not counted)",
-	"not_judged":               "Not judged",
-}
-
-func outcomeTitle(o string) string {
-	if w, ok := outcomeWords[o]; ok {
-		return w
-	}
-	return o
-}
-
-// oracleWords says in a sentence what each oracle checks.
-var oracleWords = map[string]string{
-	"convergence": "Once the faults stopped, the cluster did not settle in the desired state.",
-	"idempotency": "Reconciling an already settled cluster changed it again.",
-	"safety":      "A safety bound was crossed while the controller worked.",
-	"writes":      "The controller's writes differ from the expected sequence.",
-	"runtime":     "The controller panicked or broke the SDK's rules.",
-	"timeout":     "A reconcile ran past its time limit.",
-	"memory":      "The controller ran out of memory.",
-	"errors":      "Reconcile kept returning errors after the cluster was quiet.",
-	"budget":      "The controller used more reconciles than the test allows (a hot loop?).",
-}
-
 func templateFuncs(assetURL func(string) string) template.FuncMap {
 	return template.FuncMap{
-		"asset":        assetURL,
-		"outcomeTitle": outcomeTitle,
-		"oracleWords":  func(o string) string { return oracleWords[o] },
-		"timeline":     timelineSVG,
-		"list":         func(xs ...string) []string { return xs },
+		"asset":    assetURL,
+		"timeline": timelineSVG,
+		"list":     func(xs ...string) []string { return xs },
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

@@ -4,29 +4,24 @@ import (
 	"bytes"
 	"html/template"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
-
-// maxTraceLines caps the trace shown on a card; the end of a run is what
-// explains it.
-const maxTraceLines = 40
 
 // card is one test's result as the page shows it.
 type card struct {
-	Index      int
-	Test       *judge.TestResult
-	Pass       bool
-	Trace      []judge.TraceLine
-	TraceCut   int // lines left out at the start
-	Timeline   template.HTML
-	OracleText string
+	Index    int
+	Test     *verdict.TestResult
+	Pass     bool
+	Trace    []verdict.TraceLine
+	TraceCut int // lines left out at the start
+	Timeline template.HTML
 }
 
-func newCard(index int, t *judge.TestResult) card {
-	c := card{Index: index, Test: t, Pass: t.Status == judge.StatusPass, OracleText: oracleWords[t.Oracle]}
+func newCard(index int, t *verdict.TestResult) card {
+	c := card{Index: index, Test: t, Pass: t.Status == verdict.StatusPass}
 	c.Trace = t.Trace
-	if n := len(c.Trace); n > maxTraceLines {
-		c.TraceCut = n - maxTraceLines
+	if n := len(c.Trace); n > verdict.MaxTraceLines {
+		c.TraceCut = n - verdict.MaxTraceLines
 		c.Trace = c.Trace[c.TraceCut:]
 	}
 	if !c.Pass {
@@ -37,15 +32,15 @@ func newCard(index int, t *judge.TestResult) card {
 
 // results is a whole verdict as the page shows it.
 type results struct {
-	Verdict *judge.Verdict
+	Verdict *verdict.Verdict
 	Title   string
 	Total   int
 	Ms      int64
 	Cards   []card
 }
 
-func newResults(v *judge.Verdict, ms int64) results {
-	r := results{Verdict: v, Title: outcomeTitle(v.Outcome), Total: len(v.Tests), Ms: ms}
+func newResults(v *verdict.Verdict, ms int64) results {
+	r := results{Verdict: v, Title: v.Outcome.Title(), Total: len(v.Tests), Ms: ms}
 	for i := range v.Tests {
 		r.Cards = append(r.Cards, newCard(i+1, &v.Tests[i]))
 	}
@@ -54,14 +49,14 @@ func newResults(v *judge.Verdict, ms int64) results {
 
 // doneEvent is the stream's final event for a verdict: the whole result,
 // rendered, plus what the page's script needs to act on it.
-func (s *Server) doneEvent(v *judge.Verdict, ms int64) map[string]any {
+func (s *Server) doneEvent(v *verdict.Verdict, ms int64) map[string]any {
 	return map[string]any{
 		"outcome":     v.Outcome,
 		"passed":      v.Passed,
 		"total":       len(v.Tests),
 		"mode":        v.Mode,
 		"diagnostics": v.Diagnostics,
-		"solved":      v.Mode == judge.ModeSubmit && v.Outcome == judge.OutcomeAccepted,
+		"solved":      v.Mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted,
 		"html":        s.renderPart("results", newResults(v, ms)),
 	}
 }

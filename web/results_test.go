@@ -4,23 +4,23 @@ import (
 	"strings"
 	"testing"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // A failing card carries everything a learner needs to understand the
 // failure, with the learner's own text escaped.
 func TestFailingCardExplainsItself(t *testing.T) {
 	env := newEnv(t, Config{}, nil)
-	tr := &judge.TestResult{
-		Name: "rolling update", Status: judge.StatusFail, Oracle: "safety",
+	tr := &verdict.TestResult{
+		Name: "rolling update", Status: verdict.StatusFail, Oracle: verdict.OracleSafety,
 		Message: "Creating web-x made 5 Pods", Hint: "Check the bounds before every write",
-		Faults: []string{"Restarted your controller after reconcile #3"}, FaultClasses: []string{"restart"},
+		Faults: []string{"Restarted your controller after reconcile #3"}, FaultClasses: []verdict.Fault{verdict.FaultRestart},
 		Seed: 7, Replay: "judge test 171 --seed 7 --test 'rolling update'",
-		Shrunk: &judge.Shrunk{Faults: []string{"restart"}, Replay: "judge test 171 --seed 7 --test 'rolling update' --faults restart"},
+		Shrunk: &verdict.Shrunk{Faults: []verdict.Fault{verdict.FaultRestart}, Replay: "judge test 171 --seed 7 --test 'rolling update' --faults restart"},
 		Output: "<script>alert(1)</script>",
-		Trace:  []judge.TraceLine{{Step: 1, T: 0, Actor: "controller", Event: "create Pod web-x (v1)"}},
-		Timeline: []judge.TimelinePoint{{Step: 0, Desired: 3, Actual: 3, Ready: 3},
-			{Step: 1, Desired: 3, Actual: 4, Ready: 3, Mark: "write"}, {Step: 2, Desired: 3, Actual: 5, Ready: 3, Mark: "fault"}},
+		Trace:  []verdict.TraceLine{{Step: 1, T: 0, Actor: "controller", Event: "create Pod web-x (v1)"}},
+		Timeline: []verdict.TimelinePoint{{Step: 0, Desired: 3, Actual: 3, Ready: 3},
+			{Step: 1, Desired: 3, Actual: 4, Ready: 3, Mark: verdict.MarkWrite}, {Step: 2, Desired: 3, Actual: 5, Ready: 3, Mark: verdict.MarkFault}},
 	}
 	html := env.srv.renderPart("card", newCard(1, tr))
 	for _, want := range []string{"safety", "Creating web-x made 5 Pods", "Where to look", "Check the bounds before every write",
@@ -33,7 +33,7 @@ func TestFailingCardExplainsItself(t *testing.T) {
 	if strings.Contains(html, "<script>alert(1)") {
 		t.Error("learner output reached the page unescaped")
 	}
-	pass := env.srv.renderPart("card", newCard(2, &judge.TestResult{Name: "ok", Status: judge.StatusPass, FaultClasses: []string{"restart", "duplicate"}}))
+	pass := env.srv.renderPart("card", newCard(2, &verdict.TestResult{Name: "ok", Status: verdict.StatusPass, FaultClasses: []verdict.Fault{verdict.FaultRestart, verdict.FaultDuplicate}}))
 	if !strings.Contains(pass, "survived: restart, duplicate") {
 		t.Errorf("passing card does not say what it survived: %s", pass)
 	}

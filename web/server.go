@@ -16,12 +16,12 @@ import (
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 	"ctrljudge/web/instructor"
 )
 
 // Time limits.
 const (
-	maxJudgeTime      = 2 * time.Minute // one judgement, end to end
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
 	writeTimeout      = 60 * time.Second // event streams clear it
@@ -97,7 +97,7 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
-		DB: cfg.DB, Catalog: cfg.Catalog, Engine: cfg.Engine, Enqueue: s.Enqueue})
+		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue})
 	n := cfg.Workers
 	if n <= 0 || n > runtime.NumCPU() {
 		n = runtime.NumCPU()
@@ -188,7 +188,7 @@ func (s *Server) recoverUnfinished() error {
 			}
 			continue
 		}
-		j := newJob(sub.ID, sub.LearnerID, ex, judge.Mode(sub.Mode), []byte(sub.Code), sub.Seed)
+		j := newJob(sub.ID, sub.LearnerID, ex, sub.Mode, []byte(sub.Code), sub.Seed)
 		j.running = sub.State == "running"
 		j.rejudge = sub.RejudgeOf != 0
 		s.q.recover(j)
@@ -206,7 +206,7 @@ func (s *Server) Enqueue(sub *records.Submission) error {
 	if err != nil {
 		return fmt.Errorf("re-judge %d: %w", sub.ID, err)
 	}
-	j := newJob(sub.ID, sub.LearnerID, ex, judge.Mode(sub.Mode), []byte(sub.Code), sub.Seed)
+	j := newJob(sub.ID, sub.LearnerID, ex, sub.Mode, []byte(sub.Code), sub.Seed)
 	j.rejudge = true
 	return s.q.pushRejudge(j)
 }
@@ -229,10 +229,11 @@ func (s *Server) judgeJob(j *job) {
 	}
 
 	start := time.Now()
-	jctx, cancel := context.WithTimeout(s.judgeCtx, maxJudgeTime)
+	// The engine's own safety net, here around the build as well.
+	jctx, cancel := context.WithTimeout(s.judgeCtx, judge.MaxJudgeTime)
 	v := s.safeJudge(jctx, judge.Submission{
 		Exercise: j.ex, Code: j.code, FileName: j.ex.FileName(), Mode: j.mode, Seed: j.seed,
-		Progress: func(ev judge.Event) { s.progress(j, ev) },
+		Progress: func(ev verdict.Event) { s.progress(j, ev) },
 	})
 	cancel()
 	ms := time.Since(start).Milliseconds()
@@ -243,7 +244,7 @@ func (s *Server) judgeJob(j *job) {
 	if v == nil {
 		v = internalError(j.mode, "the judge returned no verdict")
 	}
-	if v.Outcome == judge.OutcomeNotJudged {
+	if v.Outcome == verdict.OutcomeNotJudged {
 		// The clock stopped it, not the code: nothing is stored or
 		// charged; it is judged again once the line is empty.
 		if j.attempts++; j.attempts < maxJudgeAttempts {
@@ -268,7 +269,7 @@ func (s *Server) judgeJob(j *job) {
 
 // safeJudge keeps a panic in the engine from taking the server down: it
 // becomes an internal error, which does not count against the learner.
-func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) (v *judge.Verdict) {
+func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) (v *verdict.Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("the judge panicked", "exercise", sub.Exercise.Slug, "panic", r)
@@ -278,8 +279,8 @@ func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) (v *judge.
 	return s.eng.Judge(ctx, sub)
 }
 
-func internalError(mode judge.Mode, msg string) *judge.Verdict {
-	return &judge.Verdict{Version: 3, Status: judge.StatusError, Outcome: judge.OutcomeInternalError,
+func internalError(mode verdict.Mode, msg string) *verdict.Verdict {
+	return &verdict.Verdict{Version: 3, Status: verdict.StatusError, Outcome: verdict.OutcomeInternalError,
 		Message: msg, Mode: mode, Engine: judge.EngineVersion}
 }
 
@@ -295,7 +296,7 @@ func (s *Server) abandon(j *job, note string) {
 }
 
 // progress turns the engine's events into stream events.
-func (s *Server) progress(j *job, ev judge.Event) {
+func (s *Server) progress(j *job, ev verdict.Event) {
 	switch ev.Phase {
 	case "compiling":
 		j.publish("compiling", struct{}{})

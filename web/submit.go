@@ -11,6 +11,7 @@ import (
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // retryAfterSeconds is what a refused submission is told to wait.
@@ -79,8 +80,8 @@ func (s *Server) handleSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mode := judge.Mode(req.Mode)
-	if mode != judge.ModeRun && mode != judge.ModeSubmit {
+	mode := verdict.Mode(req.Mode)
+	if mode != verdict.ModeRun && mode != verdict.ModeSubmit {
 		return echo.NewHTTPError(http.StatusBadRequest, `mode must be "run" or "submit"`)
 	}
 	l, err := s.learner(c, true)
@@ -102,7 +103,7 @@ func (s *Server) handleSubmit(c echo.Context) error {
 	}
 	sub := &records.Submission{
 		LearnerID: l.ID, ClassID: l.ClassID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
-		Engine: judge.EngineVersion, Mode: string(mode), Code: req.Code, Seed: judge.DefaultSeed,
+		Engine: judge.EngineVersion, Mode: mode, Code: req.Code, Seed: judge.DefaultSeed,
 	}
 	if err := s.db.CreateSubmission(ctx, sub); err != nil {
 		s.q.cancel(l.ID)

@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"strings"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // Timeline picture geometry, in SVG user units.
@@ -22,7 +22,7 @@ const (
 // timelineSVG draws desired, actual and ready Pods per step as step lines,
 // with the controller's writes, injected faults and user actions marked
 // under the axis. Only numbers and fixed words reach the markup.
-func timelineSVG(points []judge.TimelinePoint) template.HTML {
+func timelineSVG(points []verdict.TimelinePoint) template.HTML {
 	if len(points) == 0 {
 		return ""
 	}
@@ -46,7 +46,7 @@ func timelineSVG(points []judge.TimelinePoint) template.HTML {
 		return tlLeft + plotW*float64(i)/float64(len(points)-1)
 	}
 	y := func(v int) float64 { return tlTop + plotH*(1-float64(v)/float64(top)) }
-	line := func(class string, val func(judge.TimelinePoint) int) string {
+	line := func(class string, val func(verdict.TimelinePoint) int) string {
 		var b strings.Builder
 		for i, p := range points {
 			if i > 0 {
@@ -83,9 +83,9 @@ func timelineSVG(points []judge.TimelinePoint) template.HTML {
 			fmt.Fprintf(&b, `<rect class="tl-user" x="%.1f" y="%d" width="6" height="6"/>`, cx-3, tlMarkRow-3)
 		}
 	}
-	b.WriteString(line("ready", func(p judge.TimelinePoint) int { return p.Ready }))
-	b.WriteString(line("actual", func(p judge.TimelinePoint) int { return p.Actual }))
-	b.WriteString(line("desired", func(p judge.TimelinePoint) int { return p.Desired }))
+	b.WriteString(line("ready", func(p verdict.TimelinePoint) int { return p.Ready }))
+	b.WriteString(line("actual", func(p verdict.TimelinePoint) int { return p.Actual }))
+	b.WriteString(line("desired", func(p verdict.TimelinePoint) int { return p.Desired }))
 	// Legend along the top.
 	legend := []struct{ class, word string }{{"desired", "desired"}, {"actual", "actual"}, {"ready", "ready"}}
 	lx := tlLeft

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 func TestTimelineSVG(t *testing.T) {
 	if got := timelineSVG(nil); got != "" {
 		t.Errorf("empty timeline drew %q", got)
 	}
-	pts := []judge.TimelinePoint{
+	pts := []verdict.TimelinePoint{
 		{Step: 1, Desired: 3, Mark: "user"},
 		{Step: 2, Desired: 3, Actual: 1, Mark: "write"},
 		{Step: 3, Desired: 3, Actual: 1, Mark: "fault"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // cmdDoctor checks what judging needs, each line saying what it enables.
@@ -49,16 +50,16 @@ func cmdDoctor(args []string) int {
 	defer eng.Close()
 	ex := cat.Exercises[0]
 	start := time.Now()
-	v := eng.Judge(context.Background(), judge.Submission{Exercise: ex, Code: ex.Solution, Mode: judge.ModeRun})
+	v := eng.Judge(context.Background(), judge.Submission{Exercise: ex, Code: ex.Solution, Mode: verdict.ModeRun})
 	switch {
-	case v.Outcome == judge.OutcomeCompileError || v.Outcome == judge.OutcomeInternalError && v.Timings.CompileMs == 0:
+	case v.Outcome == verdict.OutcomeCompileError || v.Outcome == verdict.OutcomeInternalError && v.Timings.CompileMs == 0:
 		row(false, "wasip1 build", "turns Go into WebAssembly", v.Summary())
 	default:
 		row(true, "wasip1 build", "turns Go into WebAssembly", fmt.Sprintf("%d ms", v.Timings.BuildMs))
-		if v.Outcome == judge.OutcomeAccepted {
+		if v.Outcome == verdict.OutcomeAccepted {
 			row(true, "wazero run", "runs it against the simulated cluster", fmt.Sprintf("%d sample tests of %d in %v", len(v.Tests), ex.Number, time.Since(start).Round(time.Millisecond)))
 		} else {
-			row(false, "wazero run", "runs it against the simulated cluster", v.Outcome+": "+v.Message+" "+v.FirstFailure().Message)
+			row(false, "wazero run", "runs it against the simulated cluster", string(v.Outcome)+": "+v.Message+" "+v.FirstFailure().Message)
 		}
 	}
 	if !ok {

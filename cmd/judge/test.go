@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 func cmdTest(args []string) int {
@@ -47,20 +48,22 @@ func cmdTest(args []string) int {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	mode := judge.ModeSubmit
+	mode := verdict.ModeSubmit
 	if *runOnly {
-		mode = judge.ModeRun
+		mode = verdict.ModeRun
 	}
 	sub := judge.Submission{Exercise: ex, Code: code, FileName: filepath.Base(file), Mode: mode, Seed: *seed, Only: *only}
 	if *faults != "" {
 		sub.SetFaults = true
 		if *faults != "none" {
-			sub.Faults = strings.Split(*faults, ",")
+			for _, f := range strings.Split(*faults, ",") {
+				sub.Faults = append(sub.Faults, verdict.Fault(f))
+			}
 		}
 	}
 	if !*asJSON {
 		fmt.Printf("%s %s\n", bold(fmt.Sprintf("%d. %s", ex.Number, ex.Title)), dim(fmt.Sprintf("(%s, seed %d)", mode, *seed)))
-		sub.Progress = func(ev judge.Event) {
+		sub.Progress = func(ev verdict.Event) {
 			if ev.Phase == "test" {
 				printTest(os.Stdout, ev.Test)
 			}
@@ -76,7 +79,7 @@ func cmdTest(args []string) int {
 	} else {
 		printSummary(os.Stdout, v)
 	}
-	if v.Outcome != judge.OutcomeAccepted {
+	if v.Outcome != verdict.OutcomeAccepted {
 		return 1
 	}
 	return 0
@@ -103,9 +106,9 @@ func findWorkspaceFile(ex *judge.Exercise) (string, error) {
 	return "", errors.New("no " + ex.FileName() + " here or in " + workspaceDir(ex) + "/; run `judge start " + ex.ID() + "` or name the file")
 }
 
-func printTest(w io.Writer, t *judge.TestResult) {
+func printTest(w io.Writer, t *verdict.TestResult) {
 	mark, name := green("✓"), t.Name
-	if t.Status != judge.StatusPass {
+	if t.Status != verdict.StatusPass {
 		mark = red("✗")
 	}
 	tag := ""
@@ -113,16 +116,16 @@ func printTest(w io.Writer, t *judge.TestResult) {
 		tag = dim(" [sample]")
 	}
 	survived := ""
-	if t.Status == judge.StatusPass && len(t.FaultClasses) > 0 {
+	if t.Status == verdict.StatusPass && len(t.FaultClasses) > 0 {
 		// Say which faults a pass withstood, so it means something.
-		survived = dim(" · survived " + strings.Join(t.FaultClasses, ", "))
+		survived = dim(" · survived " + names(t.FaultClasses))
 	}
 	fmt.Fprintf(w, "%s %s%s %s%s\n", mark, name, tag, dim(fmt.Sprintf("(%d ms)", t.DurationMs)), survived)
-	if t.Status == judge.StatusPass {
+	if t.Status == verdict.StatusPass {
 		return
 	}
 	in := "    "
-	fmt.Fprintf(w, "%s%s %s\n", in, yellow(t.Oracle+":"), indentRest(t.Message, in))
+	fmt.Fprintf(w, "%s%s %s\n", in, yellow(t.Oracle.Title()+":"), indentRest(t.Message, in))
 	if t.Hint != "" {
 		fmt.Fprintf(w, "%s%s %s\n", in, dim("hint:"), t.Hint)
 	}
@@ -132,9 +135,7 @@ func printTest(w io.Writer, t *judge.TestResult) {
 			fmt.Fprintf(w, "%s  - %s\n", in, f)
 		}
 		for _, c := range t.FaultClasses {
-			if h := judge.FaultHint[c]; h != "" {
-				fmt.Fprintf(w, "%s  %s %s\n", in, dim("why:"), h)
-			}
+			fmt.Fprintf(w, "%s  %s %s\n", in, dim("why:"), c.Explain())
 		}
 	}
 	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, t.Replay)
@@ -142,7 +143,7 @@ func printTest(w io.Writer, t *judge.TestResult) {
 		if len(sh.Faults) == 0 {
 			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), sh.Replay)
 		} else {
-			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), strings.Join(sh.Faults, ", "), sh.Replay)
+			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), sh.Replay)
 		}
 	}
 	if len(t.Trace) > 0 {
@@ -168,10 +169,10 @@ func fmtMs(ms int64) string {
 	return "t=" + strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
 }
 
-func printSummary(w io.Writer, v *judge.Verdict) {
+func printSummary(w io.Writer, v *verdict.Verdict) {
 	switch v.Outcome {
-	case judge.OutcomeCompileError:
-		fmt.Fprintln(w, red("compile error:"), v.Message)
+	case verdict.OutcomeCompileError:
+		fmt.Fprintln(w, red(v.Outcome.Title()+":"), v.Message)
 		for _, d := range v.Diagnostics {
 			loc := d.File + ":" + strconv.Itoa(d.Line)
 			if d.Column > 0 {
@@ -179,13 +180,22 @@ func printSummary(w io.Writer, v *judge.Verdict) {
 			}
 			fmt.Fprintf(w, "  %s: %s\n", loc, d.Message)
 		}
-	case judge.OutcomeInternalError:
-		fmt.Fprintln(w, red("internal error:"), v.Message, dim("(not your fault; nothing was counted)"))
+	case verdict.OutcomeInternalError, verdict.OutcomeNotJudged:
+		fmt.Fprintln(w, red(v.Outcome.Title()+":"), v.Message, dim("("+v.Outcome.Explain()+")"))
 	}
-	verdict := green("accepted")
-	if v.Outcome != judge.OutcomeAccepted {
-		verdict = red(strings.ReplaceAll(v.Outcome, "_", " "))
+	title := green(v.Outcome.Title())
+	if v.Outcome != verdict.OutcomeAccepted {
+		title = red(v.Outcome.Title())
 	}
-	fmt.Fprintf(w, "%s %s\n", verdict, dim(fmt.Sprintf("(build %d ms, compile %d ms, run %d ms)", v.Timings.BuildMs, v.Timings.CompileMs, v.Timings.RunMs)))
+	fmt.Fprintf(w, "%s %s\n", title, dim(fmt.Sprintf("(build %d ms, compile %d ms, run %d ms)", v.Timings.BuildMs, v.Timings.CompileMs, v.Timings.RunMs)))
 	fmt.Fprintf(w, "%d passed, %d failed\n", v.Passed, v.Failed)
+}
+
+// names lists faults, or other named strings, with commas.
+func names[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ", ")
 }

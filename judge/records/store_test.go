@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 func openTest(t *testing.T) *DB {
@@ -22,10 +22,10 @@ func openTest(t *testing.T) *DB {
 	return db
 }
 
-func verdict(outcome string, tests ...judge.TestResult) *judge.Verdict {
-	v := &judge.Verdict{Version: 3, Outcome: outcome, Exercise: "reconcile-loop", ExerciseVersion: "abc123", Engine: judge.EngineVersion, Seed: 7, Tests: tests}
+func newVerdict(outcome verdict.Outcome, tests ...verdict.TestResult) *verdict.Verdict {
+	v := &verdict.Verdict{Version: 3, Outcome: outcome, Exercise: "reconcile-loop", ExerciseVersion: "abc123", Engine: "ctrljudge-test", Seed: 7, Tests: tests}
 	for _, t := range tests {
-		if t.Status == judge.StatusPass {
+		if t.Status == verdict.StatusPass {
 			v.Passed++
 		} else {
 			v.Failed++
@@ -34,7 +34,7 @@ func verdict(outcome string, tests ...judge.TestResult) *judge.Verdict {
 	return v
 }
 
-func submit(t *testing.T, db *DB, learner int64, mode, code string, v *judge.Verdict) *Submission {
+func submit(t *testing.T, db *DB, learner int64, mode verdict.Mode, code string, v *verdict.Verdict) *Submission {
 	t.Helper()
 	ctx := context.Background()
 	s := &Submission{LearnerID: learner, Exercise: "reconcile-loop", Mode: mode, Code: code}
@@ -185,22 +185,23 @@ func TestProgressNeverDowngrades(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	l, _, _ := db.NewAnonymousLearner(ctx)
-	pass := judge.TestResult{Name: "a", Status: judge.StatusPass}
-	fail := judge.TestResult{Name: "a", Status: judge.StatusFail, Oracle: "convergence"}
+	pass := verdict.TestResult{Name: "a", Status: verdict.StatusPass}
+	fail := verdict.TestResult{Name: "a", Status: verdict.StatusFail, Oracle: "convergence"}
 	steps := []struct {
-		mode, outcome string
-		test          judge.TestResult
-		want          string
+		mode    verdict.Mode
+		outcome verdict.Outcome
+		test    verdict.TestResult
+		want    string
 	}{
-		{"run", judge.OutcomeInternalError, fail, ""}, // not charged: no progress
-		{"run", judge.OutcomeAccepted, pass, "tried"}, // run never solves
-		{"submit", judge.OutcomeWrongAnswer, fail, "tried"},
-		{"submit", judge.OutcomeAccepted, pass, "solved"},
-		{"submit", judge.OutcomeWrongAnswer, fail, "solved"},
-		{"run", judge.OutcomeCompileError, fail, "solved"},
+		{"run", verdict.OutcomeInternalError, fail, ""}, // not charged: no progress
+		{"run", verdict.OutcomeAccepted, pass, "tried"}, // run never solves
+		{"submit", verdict.OutcomeWrongAnswer, fail, "tried"},
+		{"submit", verdict.OutcomeAccepted, pass, "solved"},
+		{"submit", verdict.OutcomeWrongAnswer, fail, "solved"},
+		{"run", verdict.OutcomeCompileError, fail, "solved"},
 	}
 	for i, s := range steps {
-		submit(t, db, l.ID, s.mode, fmt.Sprint("code", i), verdict(s.outcome, s.test))
+		submit(t, db, l.ID, s.mode, fmt.Sprint("code", i), newVerdict(s.outcome, s.test))
 		p, err := db.Progress(ctx, l.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -215,16 +216,16 @@ func TestSubmissionLifecycle(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	l, _, _ := db.NewAnonymousLearner(ctx)
-	v := verdict(judge.OutcomeWrongAnswer,
-		judge.TestResult{Name: "scale-up", Status: judge.StatusPass},
-		judge.TestResult{Name: "restart", Status: judge.StatusFail, Oracle: "idempotency", FaultClasses: []string{"restart", "crash-after-write"}})
+	v := newVerdict(verdict.OutcomeWrongAnswer,
+		verdict.TestResult{Name: "scale-up", Status: verdict.StatusPass},
+		verdict.TestResult{Name: "restart", Status: verdict.StatusFail, Oracle: "idempotency", FaultClasses: []verdict.Fault{"restart", "crash-after-write"}})
 	s := submit(t, db, l.ID, "submit", "package x\n", v)
 	got, err := db.Submission(ctx, s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != StateDone || got.Outcome != judge.OutcomeWrongAnswer || got.Passed != 1 || got.Total != 2 ||
-		got.ExerciseVersion != "abc123" || got.Engine != judge.EngineVersion || got.Seed != 7 || got.CodeHash != CodeHash("package x\n") ||
+	if got.State != StateDone || got.Outcome != verdict.OutcomeWrongAnswer || got.Passed != 1 || got.Total != 2 ||
+		got.ExerciseVersion != "abc123" || got.Engine != "ctrljudge-test" || got.Seed != 7 || got.CodeHash != CodeHash("package x\n") ||
 		got.QueuedAt.IsZero() || got.StartedAt.IsZero() || got.FinishedAt.IsZero() || got.DurationMs != 12 || len(got.Verdict) == 0 {
 		t.Errorf("stored submission %+v", got)
 	}
@@ -259,7 +260,7 @@ func TestUnfinished(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	l, _, _ := db.NewAnonymousLearner(ctx)
-	done := submit(t, db, l.ID, "run", "a", verdict(judge.OutcomeAccepted))
+	done := submit(t, db, l.ID, "run", "a", newVerdict(verdict.OutcomeAccepted))
 	running := submit(t, db, l.ID, "submit", "b", nil)
 	queued := &Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Mode: "submit", Code: "c"}
 	if err := db.CreateSubmission(ctx, queued); err != nil {
@@ -306,7 +307,7 @@ func TestBackup(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	l, _, _ := db.NewAnonymousLearner(ctx)
-	submit(t, db, l.ID, "submit", "package x", verdict(judge.OutcomeAccepted, judge.TestResult{Name: "a", Status: judge.StatusPass}))
+	submit(t, db, l.ID, "submit", "package x", newVerdict(verdict.OutcomeAccepted, verdict.TestResult{Name: "a", Status: verdict.StatusPass}))
 	dst := filepath.Join(t.TempDir(), "copy.db")
 	if err := db.Backup(ctx, dst); err != nil {
 		t.Fatal(err)
@@ -320,7 +321,7 @@ func TestBackup(t *testing.T) {
 	}
 	defer cp.Close()
 	subs, err := cp.Submissions(ctx, l.ID, "", 0)
-	if err != nil || len(subs) != 1 || subs[0].Outcome != judge.OutcomeAccepted {
+	if err != nil || len(subs) != 1 || subs[0].Outcome != verdict.OutcomeAccepted {
 		t.Errorf("backup holds %v, %v", subs, err)
 	}
 }
@@ -349,7 +350,7 @@ func TestConcurrentWriters(t *testing.T) {
 				if err := db.StartSubmission(ctx, s.ID); err != nil {
 					errs <- err
 				}
-				if err := db.FinishSubmission(ctx, s.ID, verdict(judge.OutcomeAccepted, judge.TestResult{Name: "t", Status: judge.StatusPass}), 1); err != nil {
+				if err := db.FinishSubmission(ctx, s.ID, newVerdict(verdict.OutcomeAccepted, verdict.TestResult{Name: "t", Status: verdict.StatusPass}), 1); err != nil {
 					errs <- err
 				}
 				if _, err := db.Submissions(ctx, l.ID, "", 5); err != nil {
@@ -385,8 +386,8 @@ func BenchmarkSubmission(b *testing.B) {
 	defer db.Close()
 	ctx := context.Background()
 	l, _, _ := db.NewAnonymousLearner(ctx)
-	v := verdict(judge.OutcomeWrongAnswer, judge.TestResult{Name: "a", Status: judge.StatusPass}, judge.TestResult{Name: "b", Status: judge.StatusPass},
-		judge.TestResult{Name: "c", Status: judge.StatusPass}, judge.TestResult{Name: "d", Status: judge.StatusFail, Oracle: "safety", FaultClasses: []string{"restart"}})
+	v := newVerdict(verdict.OutcomeWrongAnswer, verdict.TestResult{Name: "a", Status: verdict.StatusPass}, verdict.TestResult{Name: "b", Status: verdict.StatusPass},
+		verdict.TestResult{Name: "c", Status: verdict.StatusPass}, verdict.TestResult{Name: "d", Status: verdict.StatusFail, Oracle: "safety", FaultClasses: []verdict.Fault{"restart"}})
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			s := &Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Mode: "submit", Code: "package x"}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // maxCodeSize backs up the web server's own body limit: the store refuses
@@ -34,17 +34,17 @@ type Submission struct {
 	Exercise                        string // slug
 	ExerciseVersion                 string
 	Engine                          string
-	Mode                            string // "run" | "submit"
+	Mode                            verdict.Mode
 	Code                            string
 	CodeHash                        string // hex SHA-256 of Code
 	Seed                            uint64
-	State                           string // "queued" | "running" | "done" | "not_judged"
-	Outcome                         string // judge.Outcome* once done; "" before; "not_judged" reason text in Note
+	State                           string          // one of the State constants
+	Outcome                         verdict.Outcome // once done; "" before; when not judged, the reason is in Note
 	Note                            string
 	Passed, Total                   int
 	DurationMs                      int64
 	QueuedAt, StartedAt, FinishedAt time.Time // zero when not reached
-	Verdict                         []byte    // the judge.Verdict JSON, once done
+	Verdict                         []byte    // the verdict.Verdict JSON, once done
 	// RejudgeOf is the learner's original submission when an instructor
 	// re-judged it; 0 for the learner's own.
 	RejudgeOf int64
@@ -53,7 +53,25 @@ type Submission struct {
 // Charged says whether the submission counts as a learner's attempt: it
 // was judged, by the learner's own action, and the judge did not fail.
 func (s *Submission) Charged() bool {
-	return s.State == StateDone && s.RejudgeOf == 0 && s.Outcome != judge.OutcomeInternalError
+	return s.State == StateDone && s.RejudgeOf == 0 && s.Outcome != verdict.OutcomeInternalError
+}
+
+// Done says the submission has a verdict.
+func (s *Submission) Done() bool { return s.State == StateDone }
+
+// NotJudged says the submission will never have a verdict; Note says why.
+func (s *Submission) NotJudged() bool { return s.State == StateNotJudged }
+
+// Title says in words where the submission stands: its outcome once
+// done, "Not judged" when it never will be, else its state.
+func (s *Submission) Title() string {
+	switch s.State {
+	case StateDone:
+		return s.Outcome.Title()
+	case StateNotJudged:
+		return verdict.OutcomeNotJudged.Title()
+	}
+	return s.State
 }
 
 // CodeHash returns the hex SHA-256 of code.
@@ -65,7 +83,7 @@ func CodeHash(code string) string {
 // CreateSubmission records a new queued submission; it sets ID, ClassID
 // (from the learner), CodeHash, State and QueuedAt.
 func (db *DB) CreateSubmission(ctx context.Context, s *Submission) error {
-	if s.Mode != string(judge.ModeRun) && s.Mode != string(judge.ModeSubmit) {
+	if s.Mode != verdict.ModeRun && s.Mode != verdict.ModeSubmit {
 		return fmt.Errorf("create submission: mode %q is neither run nor submit", s.Mode)
 	}
 	if s.Exercise == "" {
@@ -140,7 +158,7 @@ func (db *DB) stateError(ctx context.Context, op string, id int64) error {
 // the whole verdict JSON, one row per test, and the learner's progress
 // (tried, or solved for an accepted submit; never downgraded). An
 // internal_error verdict is kept but charges nothing.
-func (db *DB) FinishSubmission(ctx context.Context, id int64, v *judge.Verdict, durationMs int64) error {
+func (db *DB) FinishSubmission(ctx context.Context, id int64, v *verdict.Verdict, durationMs int64) error {
 	if v == nil {
 		return fmt.Errorf("finish submission %d: no verdict", id)
 	}
@@ -151,7 +169,8 @@ func (db *DB) FinishSubmission(ctx context.Context, id int64, v *judge.Verdict, 
 	now := db.nowMs()
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		var learnerID int64
-		var exercise, mode, state string
+		var exercise, state string
+		var mode verdict.Mode
 		err := tx.QueryRowContext(ctx, "SELECT learner_id, exercise, mode, state FROM submissions WHERE id = ?", id).
 			Scan(&learnerID, &exercise, &mode, &state)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -188,11 +207,11 @@ func (db *DB) FinishSubmission(ctx context.Context, id int64, v *judge.Verdict, 
 				}
 			}
 		}
-		if v.Outcome == judge.OutcomeInternalError {
+		if v.Outcome == verdict.OutcomeInternalError {
 			return nil
 		}
 		p := "tried"
-		if mode == string(judge.ModeSubmit) && v.Outcome == judge.OutcomeAccepted {
+		if mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted {
 			p = "solved"
 		}
 		return upsertProgress(ctx, tx, learnerID, exercise, p, now)
@@ -293,10 +312,10 @@ type TestRow struct {
 	SubmissionID int64
 	Index        int
 	Name         string
-	Status       string
+	Status       verdict.Status
 	Sample       bool
-	Oracle       string
-	FaultClasses []string // sorted
+	Oracle       verdict.Oracle
+	FaultClasses []verdict.Fault // sorted
 }
 
 // ClassTestRows lists the test rows of every done submission by a class's
@@ -319,7 +338,9 @@ func (db *DB) ClassTestRows(ctx context.Context, classID int64) ([]*TestRow, err
 			return nil, fmt.Errorf("test rows of class %d: %w", classID, err)
 		}
 		if fcs != "" {
-			t.FaultClasses = strings.Split(fcs, "\x1f")
+			for _, fc := range strings.Split(fcs, "\x1f") {
+				t.FaultClasses = append(t.FaultClasses, verdict.Fault(fc))
+			}
 		}
 		out = append(out, t)
 	}

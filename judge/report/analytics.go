@@ -1,8 +1,8 @@
 package report
 
 import (
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // Analytics describes how a class fared on one exercise. Shares are of the
@@ -94,7 +94,7 @@ func analytics(in *Input, cols []ExerciseInfo, rows []*LearnerRow) []*Analytics 
 		outcomes := newTally()
 		ft, fo, ff := newTally(), newTally(), newTally()
 		for _, s := range in.Submissions {
-			if s.Exercise != col.Slug || !s.Charged() || s.Mode != string(judge.ModeSubmit) || !inClass[s.LearnerID] {
+			if s.Exercise != col.Slug || !s.Charged() || s.Mode != verdict.ModeSubmit || !inClass[s.LearnerID] {
 				continue
 			}
 			a.Submissions++
@@ -105,15 +105,15 @@ func analytics(in *Input, cols []ExerciseInfo, rows []*LearnerRow) []*Analytics 
 				order = append(order, s.LearnerID)
 			}
 			st.attempts++
-			if s.Outcome == judge.OutcomeAccepted && st.solvedAt == 0 {
+			if s.Outcome == verdict.OutcomeAccepted && st.solvedAt == 0 {
 				st.solvedAt = st.attempts
 			}
-			outcomes.add(s.Outcome, s.LearnerID)
-			outcomes.subs[s.Outcome]++
+			outcomes.add(string(s.Outcome), s.LearnerID)
+			outcomes.subs[string(s.Outcome)]++
 			// A name counts once per submission, however many tests share it.
 			seen := map[string]bool{}
 			for _, t := range tests[s.ID] {
-				if t.Status == string(judge.StatusPass) {
+				if t.Status == verdict.StatusPass {
 					continue
 				}
 				mark := func(tl *tally, kind, name string) {
@@ -125,9 +125,9 @@ func analytics(in *Input, cols []ExerciseInfo, rows []*LearnerRow) []*Analytics 
 					tl.subs[name]++
 				}
 				mark(ft, "t", t.Name)
-				mark(fo, "o", t.Oracle)
+				mark(fo, "o", string(t.Oracle))
 				for _, fc := range t.FaultClasses {
-					mark(ff, "f", fc)
+					mark(ff, "f", string(fc))
 				}
 			}
 		}

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/recordstest"
+	"ctrljudge/judge/verdict"
 )
 
 // syntheticClass builds a class of n learners, each with subs submits of
@@ -18,7 +18,7 @@ func syntheticClass(n, subs int) *Input {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	slugs := []string{"a", "b", "c"}
 	for _, s := range slugs {
-		in.Exercises = append(in.Exercises, &judge.Exercise{Slug: s, Starter: []byte(recordstest.Starter)})
+		in.Exercises = append(in.Exercises, Exercise{Slug: s, Starter: []byte(recordstest.Starter)})
 	}
 	id := int64(0)
 	for l := range n {
@@ -31,16 +31,16 @@ func syntheticClass(n, subs int) *Input {
 				for f := range 6 {
 					fmt.Fprintf(&b, "\nfunc helper%d(x int) int {\n\tfor i := 0; i < x*%d; i++ {\n\t\tif i%%%d == 0 {\n\t\t\tx += i\n\t\t}\n\t}\n\treturn x\n}\n", f, l%7+f, k+2)
 				}
-				out := judge.OutcomeWrongAnswer
+				out := verdict.OutcomeWrongAnswer
 				if k == subs-1 && l%2 == 0 {
-					out = judge.OutcomeAccepted
+					out = verdict.OutcomeAccepted
 				}
 				in.Submissions = append(in.Submissions, &records.Submission{ID: id, LearnerID: int64(l + 1), ClassID: 1, Exercise: slug,
 					Mode: "submit", Code: b.String(), State: records.StateDone, Outcome: out, Passed: 3, Total: 4,
 					QueuedAt: t0.Add(time.Duration(id) * time.Minute)})
-				if out != judge.OutcomeAccepted {
-					in.Tests = append(in.Tests, &records.TestRow{SubmissionID: id, Name: "restart", Status: "fail", Oracle: "idempotency",
-						FaultClasses: []string{"restart"}})
+				if out != verdict.OutcomeAccepted {
+					in.Tests = append(in.Tests, &records.TestRow{SubmissionID: id, Name: "restart", Status: verdict.StatusFail, Oracle: verdict.OracleIdempotency,
+						FaultClasses: []verdict.Fault{verdict.FaultRestart}})
 				}
 			}
 		}

@@ -42,10 +42,10 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			score, best, latest := "", "", ""
 			if c.Best != nil {
 				score = strconv.FormatFloat(c.Best.Score()*100, 'f', -1, 64)
-				best = c.Best.Outcome
+				best = string(c.Best.Outcome)
 			}
 			if c.Latest != nil {
-				latest = c.Latest.Outcome
+				latest = string(c.Latest.Outcome)
 			}
 			late := "no"
 			if c.Late {

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"time"
+
+	"ctrljudge/judge/verdict"
 )
 
 //go:embed templates/*.tmpl
@@ -31,7 +33,6 @@ var Funcs = template.FuncMap{
 		}
 		return ""
 	},
-	"outcome":     OutcomeLabel,
 	"status":      StatusLabel,
 	"hbar":        HBarChart,
 	"hist":        Histogram,
@@ -54,32 +55,9 @@ var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(Funcs).Par
 func OutcomeBars(cs []Count) []Bar {
 	bars := CountBars(cs)
 	for i := range bars {
-		bars[i].Label = OutcomeLabel(bars[i].Label)
+		bars[i].Label = verdict.Outcome(bars[i].Label).Title()
 	}
 	return bars
-}
-
-// OutcomeLabel says an outcome in words.
-func OutcomeLabel(o string) string {
-	switch o {
-	case "accepted":
-		return "accepted"
-	case "wrong_answer":
-		return "wrong answer"
-	case "runtime_error":
-		return "runtime error"
-	case "timeout":
-		return "timeout"
-	case "memory_limit":
-		return "memory limit"
-	case "compile_error":
-		return "compile error"
-	case "internal_error":
-		return "judge error"
-	case "":
-		return ""
-	}
-	return o
 }
 
 // StatusLabel says a matrix cell's status in words.

@@ -3,8 +3,8 @@ package report
 import (
 	"time"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // LearnerRow is one learner's line of the class matrix.
@@ -38,13 +38,13 @@ type Cell struct {
 
 // Result is one judged submit as the matrix shows it.
 type Result struct {
-	Submission      int64     `json:"submission"`
-	Outcome         string    `json:"outcome"`
-	Passed          int       `json:"passed"`
-	Total           int       `json:"total"`
-	ExerciseVersion string    `json:"exercise_version"`
-	Rejudge         bool      `json:"rejudge,omitempty"`
-	At              time.Time `json:"at"` // when the learner sent it
+	Submission      int64           `json:"submission"`
+	Outcome         verdict.Outcome `json:"outcome"`
+	Passed          int             `json:"passed"`
+	Total           int             `json:"total"`
+	ExerciseVersion string          `json:"exercise_version"`
+	Rejudge         bool            `json:"rejudge,omitempty"`
+	At              time.Time       `json:"at"` // when the learner sent it
 }
 
 // Score is the share of tests passed.
@@ -64,8 +64,8 @@ func better(a, b *Result) bool {
 	if b == nil {
 		return true
 	}
-	if (a.Outcome == judge.OutcomeAccepted) != (b.Outcome == judge.OutcomeAccepted) {
-		return a.Outcome == judge.OutcomeAccepted
+	if (a.Outcome == verdict.OutcomeAccepted) != (b.Outcome == verdict.OutcomeAccepted) {
+		return a.Outcome == verdict.OutcomeAccepted
 	}
 	if sa, sb := a.Score(), b.Score(); sa != sb {
 		return sa > sb
@@ -117,7 +117,7 @@ func matrix(in *Input, cols []ExerciseInfo) []*LearnerRow {
 			c.NotJudged++
 			continue
 		}
-		if s.State != records.StateDone || s.Outcome == judge.OutcomeInternalError {
+		if s.State != records.StateDone || s.Outcome == verdict.OutcomeInternalError {
 			continue
 		}
 		if s.Charged() {
@@ -125,14 +125,14 @@ func matrix(in *Input, cols []ExerciseInfo) []*LearnerRow {
 				c.FirstSubmitted = timePtr(s.QueuedAt)
 			}
 			c.LastSubmitted = timePtr(s.QueuedAt)
-			if s.Mode == string(judge.ModeRun) {
+			if s.Mode == verdict.ModeRun {
 				c.Runs++
 			} else {
 				c.Attempts++
 				r.Attempts++
 			}
 		}
-		if s.Mode != string(judge.ModeSubmit) {
+		if s.Mode != verdict.ModeSubmit {
 			continue
 		}
 		res := &Result{Submission: s.ID, Outcome: s.Outcome, Passed: s.Passed, Total: s.Total,
@@ -141,7 +141,7 @@ func matrix(in *Input, cols []ExerciseInfo) []*LearnerRow {
 		if better(res, c.Best) {
 			c.Best = res
 		}
-		if s.Outcome == judge.OutcomeAccepted && (c.FirstSolved == nil || res.At.Before(*c.FirstSolved)) {
+		if s.Outcome == verdict.OutcomeAccepted && (c.FirstSolved == nil || res.At.Before(*c.FirstSolved)) {
 			c.FirstSolved = timePtr(res.At)
 		}
 	}

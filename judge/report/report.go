@@ -13,7 +13,6 @@ import (
 	"slices"
 	"time"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
 )
 
@@ -26,13 +25,23 @@ type Input struct {
 	Due         map[string]time.Time
 	// Exercises lists the known exercises in order; exercises seen only in
 	// submissions or due dates are appended by Compute.
-	Exercises []*judge.Exercise
+	Exercises []Exercise
 }
 
-// Load reads a class's records. cat may be nil: exercises are then named by
-// their slugs and no starter code is excluded from similarity.
-func Load(ctx context.Context, db *records.DB, classID int64, cat *judge.Catalog) (*Input, error) {
-	in := &Input{}
+// Exercise is what a report knows of an exercise in the catalog. Callers
+// fill it from the catalog, so that reports need records, not the engine.
+type Exercise struct {
+	Slug    string
+	Number  int
+	Title   string
+	Version string // the catalog's current version
+	Starter []byte // the starter code, which similarity leaves out
+}
+
+// Load reads a class's records. exercises may be nil: exercises are then
+// named by their slugs and no starter code is excluded from similarity.
+func Load(ctx context.Context, db *records.DB, classID int64, exercises []Exercise) (*Input, error) {
+	in := &Input{Exercises: exercises}
 	var err error
 	if in.Class, err = db.Class(ctx, classID); err != nil {
 		return nil, err
@@ -48,9 +57,6 @@ func Load(ctx context.Context, db *records.DB, classID int64, cat *judge.Catalog
 	}
 	if in.Due, err = db.DueDates(ctx, classID); err != nil {
 		return nil, err
-	}
-	if cat != nil {
-		in.Exercises = cat.Exercises
 	}
 	return in, nil
 }

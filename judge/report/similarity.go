@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // Similarity settings. A run of shared code at least kgramTokens+window-1
@@ -176,7 +176,7 @@ func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
 		// Each learner's latest own submit.
 		latest := map[int64]*records.Submission{}
 		for _, s := range in.Submissions {
-			if s.Exercise == col.Slug && s.Charged() && s.Mode == string(judge.ModeSubmit) && learners[s.LearnerID] != nil {
+			if s.Exercise == col.Slug && s.Charged() && s.Mode == verdict.ModeSubmit && learners[s.LearnerID] != nil {
 				latest[s.LearnerID] = s
 			}
 		}

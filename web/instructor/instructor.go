@@ -32,20 +32,18 @@ import (
 type Deps struct {
 	DB      *records.DB
 	Catalog *judge.Catalog
-	Engine  *judge.Engine
 	// Enqueue hands a re-judge submission, already created and queued in
-	// the records, to the server's workers. If nil, re-judges are judged
-	// one at a time in the background with Engine.
+	// the records, to the server's workers. Without it (or without a
+	// Catalog) nothing can be re-judged.
 	Enqueue func(*records.Submission) error
 }
 
 const (
 	sessionCookie = "cj_instructor"
 	// csrfContext is where the web server's CSRF middleware leaves its token.
-	csrfContext  = "csrf"
-	csrfField    = "_csrf"
-	cssName      = "instructor.css"
-	maxJudgeTime = 2 * time.Minute // one background re-judge
+	csrfContext = "csrf"
+	csrfField   = "_csrf"
+	cssName     = "instructor.css"
 )
 
 //go:embed templates/*.html
@@ -58,19 +56,12 @@ type handler struct {
 	Deps
 	pages map[string]*template.Template
 	log   *slog.Logger
-	// background serialises re-judges when no Enqueue is given.
-	background chan *records.Submission
 }
 
 // Register adds the instructor routes to g.
 func Register(g *echo.Group, d Deps) {
 	h := &handler{Deps: d, log: slog.Default()}
 	h.pages = parsePages()
-	if h.Enqueue == nil {
-		h.background = make(chan *records.Submission, 1024)
-		go h.judgeInBackground()
-		h.Enqueue = h.enqueueBackground
-	}
 	route := func(method, path string, fn func(echo.Context) error, mws ...echo.MiddlewareFunc) {
 		g.Add(method, path, fn, append([]echo.MiddlewareFunc{withBase(path)}, mws...)...)
 	}
@@ -274,9 +265,22 @@ func seeOther(c echo.Context, path, done string) error {
 	return c.Redirect(http.StatusSeeOther, u)
 }
 
+// ReportExercises is what reports need to know of the catalog's exercises;
+// cat may be nil.
+func ReportExercises(cat *judge.Catalog) []report.Exercise {
+	if cat == nil {
+		return nil
+	}
+	out := make([]report.Exercise, len(cat.Exercises))
+	for i, e := range cat.Exercises {
+		out[i] = report.Exercise{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, Starter: e.Starter}
+	}
+	return out
+}
+
 // loadReport computes the class's report as of now.
 func (h *handler) loadReport(ctx context.Context, cl *records.Class) (*report.Report, *report.Input, error) {
-	in, err := report.Load(ctx, h.DB, cl.ID, h.Catalog)
+	in, err := report.Load(ctx, h.DB, cl.ID, ReportExercises(h.Catalog))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load report of class %d: %w", cl.ID, err)
 	}

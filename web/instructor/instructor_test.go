@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctrljudge/judge"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/recordstest"
 )
@@ -29,7 +30,7 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	ts := &testServer{t: t, e: echo.New(), f: recordstest.Seed(t)}
-	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: ts.f.Catalog, Enqueue: func(s *records.Submission) error {
+	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: fixtureCatalog(), Enqueue: func(s *records.Submission) error {
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		if ts.refuse {
@@ -365,29 +366,9 @@ func TestMatrixSort(t *testing.T) {
 	}
 }
 
-// TestRejudgeWithoutQueueOrEngine: with neither Enqueue nor Engine the
-// re-judges are settled as not judged, with the reason.
-func TestRejudgeWithoutQueueOrEngine(t *testing.T) {
-	f := recordstest.Seed(t)
-	e := echo.New()
-	Register(e.Group(prefix), Deps{DB: f.DB, Catalog: f.Catalog})
-	ts := &testServer{t: t, e: e, f: f}
-	owner := ts.login("Grace", recordstest.OwnerPassword)
-	rec := ts.do(http.MethodPost, fmt.Sprintf("%s/classes/%d/exercises/reconcile-loop/rejudge", prefix, f.Class.ID), owner, url.Values{"which": {"latest"}})
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("re-judge: %d", rec.Code)
-	}
-	subs, _ := f.DB.ClassSubmissions(context.Background(), f.Class.ID)
-	n := 0
-	for _, s := range subs {
-		if s.RejudgeOf != 0 && s.State == records.StateNotJudged {
-			n++
-			if !strings.Contains(s.Note, "no judge engine") {
-				t.Errorf("note %q", s.Note)
-			}
-		}
-	}
-	if n != 3 {
-		t.Errorf("%d re-judges settled as not judged; want 3", n)
-	}
+// fixtureCatalog is the catalog that the records fixture was made against.
+func fixtureCatalog() *judge.Catalog {
+	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
+		Title: recordstest.ExerciseTitle, Chapter: recordstest.ExerciseChapter, Version: recordstest.ExerciseVersion,
+		Starter: []byte(recordstest.Starter)}}}
 }

@@ -1,16 +1,15 @@
 package instructor
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/report"
+	"ctrljudge/judge/verdict"
 )
 
 type learnerPage struct {
@@ -20,7 +19,7 @@ type learnerPage struct {
 	Exercises   []string // the learner's exercises, in first-seen order
 	Submissions []*records.Submission
 	Shown       *records.Submission
-	Verdict     *judge.Verdict
+	Verdict     *verdict.Verdict
 	Code        []report.CodeLine
 	DiffA       *records.Submission
 	DiffB       *records.Submission
@@ -73,10 +72,7 @@ func (h *handler) handleLearner(c echo.Context) error {
 	if s := pick("show"); s != nil {
 		p.Shown, p.Code = s, report.MarkedCode(s.Code, nil)
 		if len(s.Verdict) > 0 {
-			v := &judge.Verdict{}
-			if err := json.Unmarshal(s.Verdict, v); err == nil {
-				p.Verdict = v
-			}
+			p.Verdict, _ = verdict.Decode(s.Verdict) // a verdict that does not decode is not shown
 		}
 	}
 	if a, b := pick("a"), pick("b"); a != nil && b != nil {

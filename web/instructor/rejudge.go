@@ -1,16 +1,15 @@
 package instructor
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // pickForRejudge chooses, per learner, the latest or the best of their own
@@ -26,7 +25,7 @@ func pickForRejudge(subs []*records.Submission, slug, which, version string) []*
 	pick := map[int64]*records.Submission{}
 	var order []int64
 	for _, s := range subs { // oldest first
-		if s.Exercise != slug || !s.Charged() || s.Mode != string(judge.ModeSubmit) {
+		if s.Exercise != slug || !s.Charged() || s.Mode != verdict.ModeSubmit {
 			continue
 		}
 		cur, seen := pick[s.LearnerID]
@@ -49,8 +48,8 @@ func pickForRejudge(subs []*records.Submission, slug, which, version string) []*
 // betterSub: accepted first, then the larger share of tests passed; the
 // earlier wins a tie.
 func betterSub(a, b *records.Submission) bool {
-	if (a.Outcome == judge.OutcomeAccepted) != (b.Outcome == judge.OutcomeAccepted) {
-		return a.Outcome == judge.OutcomeAccepted
+	if (a.Outcome == verdict.OutcomeAccepted) != (b.Outcome == verdict.OutcomeAccepted) {
+		return a.Outcome == verdict.OutcomeAccepted
 	}
 	return a.Total > 0 && (b.Total == 0 || a.Passed*b.Total > b.Passed*a.Total)
 }
@@ -61,8 +60,8 @@ func betterSub(a, b *records.Submission) bool {
 func (h *handler) handleRejudge(c echo.Context) error {
 	cl := class(c)
 	ctx := c.Request().Context()
-	if h.Catalog == nil {
-		return echo.NewHTTPError(http.StatusConflict, "no exercise catalog: cannot re-judge")
+	if h.Catalog == nil || h.Enqueue == nil {
+		return echo.NewHTTPError(http.StatusConflict, "no exercise catalog or judge queue: cannot re-judge")
 	}
 	ex, err := h.Catalog.Find(c.Param("slug"))
 	if err != nil || ex.Slug != c.Param("slug") {
@@ -79,7 +78,7 @@ func (h *handler) handleRejudge(c echo.Context) error {
 	queued, failed := 0, 0
 	for _, orig := range pickForRejudge(subs, ex.Slug, which, ex.Version) {
 		s := &records.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
-			Engine: judge.EngineVersion, Mode: string(judge.ModeSubmit), Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
+			Engine: judge.EngineVersion, Mode: verdict.ModeSubmit, Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
 		if err := h.DB.CreateSubmission(ctx, s); err != nil {
 			return fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
 		}
@@ -101,47 +100,4 @@ func (h *handler) handleRejudge(c echo.Context) error {
 		msg = "Nothing to re-judge: every " + which + " submission already has a verdict at version " + ex.Version + "."
 	}
 	return seeOther(c, fmt.Sprintf("/classes/%d/exercises/%s", cl.ID, ex.Slug), msg)
-}
-
-// enqueueBackground is the fallback when the server gives no Enqueue.
-func (h *handler) enqueueBackground(s *records.Submission) error {
-	if h.Engine == nil {
-		return errors.New("no judge engine")
-	}
-	select {
-	case h.background <- s:
-		return nil
-	default:
-		return errors.New("re-judge queue full")
-	}
-}
-
-func (h *handler) judgeInBackground() {
-	for s := range h.background {
-		h.judgeOne(s)
-	}
-}
-
-func (h *handler) judgeOne(s *records.Submission) {
-	ctx, cancel := context.WithTimeout(context.Background(), maxJudgeTime)
-	defer cancel()
-	ex, err := h.Catalog.Find(s.Exercise)
-	if err != nil {
-		h.settle(ctx, s.ID, h.DB.AbandonSubmission(ctx, s.ID, "not judged: the exercise no longer exists"))
-		return
-	}
-	if err := h.DB.StartSubmission(ctx, s.ID); err != nil {
-		h.log.Error("start re-judge", "submission", s.ID, "err", err)
-		return
-	}
-	start := time.Now()
-	v := h.Engine.Judge(ctx, judge.Submission{Exercise: ex, Code: []byte(s.Code), FileName: ex.FileName(),
-		Mode: judge.ModeSubmit, Seed: s.Seed})
-	h.settle(ctx, s.ID, h.DB.FinishSubmission(ctx, s.ID, v, time.Since(start).Milliseconds()))
-}
-
-func (h *handler) settle(ctx context.Context, id int64, err error) {
-	if err != nil {
-		h.log.Error("re-judge", "submission", id, "err", err)
-	}
 }

@@ -102,7 +102,7 @@ func TestManyLearners(t *testing.T) {
 	}
 	states := map[string]int{}
 	for _, sub := range got {
-		states[sub.State+"/"+sub.Outcome]++
+		states[sub.State+"/"+string(sub.Outcome)]++
 	}
 	t.Logf("%d submissions from %d learners settled in %v; refusals %v; states %v", len(ids), learners, elapsed.Round(time.Millisecond), refused, states)
 }

@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
+
+// engine is the judge version the fixture's verdicts claim.
+const engine = "ctrljudge-test"
 
 // Passwords of the fixture's instructors.
 const (
@@ -28,43 +31,64 @@ type Fixture struct {
 	DB                *records.DB
 	Owner, Other      *records.Instructor
 	Class, OtherClass *records.Class
-	Catalog           *judge.Catalog
 	Learners          map[string]*records.Learner // by name
 	Submissions       []*records.Submission       // every one, in creation order
 	Start             time.Time                   // the clock's first reading
 }
 
-// Starter is the fixture exercise's starter code.
-const Starter = `package controller
+// The fixture's one catalog exercise is reconcile-loop (171), at version
+// v2, with Starter; owner-refs appears only in the records. Tests that need
+// a catalog build it from these.
+const (
+	ExerciseNumber  = 171
+	ExerciseSlug    = "reconcile-loop"
+	ExerciseTitle   = "The reconcile loop"
+	ExerciseChapter = "controller-pattern"
+	ExerciseVersion = "v2"
+)
 
-import "ctrljudge/judge/ctrl"
+// Starter is the fixture exercise's starter code.
+const Starter = `package main
+
+import (
+	"context"
+
+	"ctrljudge/judge/ctrl"
+)
 
 // Reconcile makes the world match the spec.
-func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 	return ctrl.Result{}, nil
 }
 `
 
-const solution = `package controller
+const solution = `package main
 
-import "ctrljudge/judge/ctrl"
+import (
+	"context"
 
-func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 	var d ctrl.Deployment
-	if err := c.Get(req.Namespace, req.Name, &d); err != nil {
-		return ctrl.Result{}, ctrl.IgnoreNotFound(err)
-	}
-	pods, err := c.ListPods(req.Namespace, d.Spec.Selector)
-	if err != nil {
+	if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, err
 	}
-	for i := len(pods); i < int(d.Spec.Replicas); i++ {
-		if err := c.Create(newPod(&d, i)); err != nil {
+	var pods ctrl.PodList
+	if err := c.List(ctx, &pods, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d)); err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := len(pods.Items); i < int(d.Spec.Replicas); i++ {
+		if err := c.Create(ctx, newPod(&d, i)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	for i := int(d.Spec.Replicas); i < len(pods); i++ {
-		if err := c.Delete(&pods[i]); err != nil {
+	for i := int(d.Spec.Replicas); i < len(pods.Items); i++ {
+		if err := c.Delete(ctx, &pods.Items[i]); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -74,27 +98,34 @@ func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 
 // renamed is solution with every identifier renamed and comments added:
 // similarity must still see it.
-const renamed = `package controller
+const renamed = `package main
 
-import "ctrljudge/judge/ctrl"
+import (
+	"context"
+
+	"ctrljudge/judge/ctrl"
+)
 
 // my own work
-func Reconcile(k ctrl.Client, r ctrl.Request) (ctrl.Result, error) {
+func Reconcile(cx context.Context, k ctrl.Client, r ctrl.Request) (ctrl.Result, error) {
 	var dep ctrl.Deployment
-	if e := k.Get(r.Namespace, r.Name, &dep); e != nil {
-		return ctrl.Result{}, ctrl.IgnoreNotFound(e)
-	}
-	ps, e := k.ListPods(r.Namespace, dep.Spec.Selector)
-	if e != nil {
+	if e := k.Get(cx, r.NamespacedName, &dep); e != nil {
+		if ctrl.IsNotFound(e) {
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, e
 	}
-	for n := len(ps); n < int(dep.Spec.Replicas); n++ {
-		if e := k.Create(makePod(&dep, n)); e != nil {
+	var ps ctrl.PodList
+	if e := k.List(cx, &ps, ctrl.InNamespace(r.Namespace), ctrl.OwnedBy(&dep)); e != nil {
+		return ctrl.Result{}, e
+	}
+	for n := len(ps.Items); n < int(dep.Spec.Replicas); n++ {
+		if e := k.Create(cx, makePod(&dep, n)); e != nil {
 			return ctrl.Result{}, e
 		}
 	}
-	for n := int(dep.Spec.Replicas); n < len(ps); n++ {
-		if e := k.Delete(&ps[n]); e != nil {
+	for n := int(dep.Spec.Replicas); n < len(ps.Items); n++ {
+		if e := k.Delete(cx, &ps.Items[n]); e != nil {
 			return ctrl.Result{}, e
 		}
 	}
@@ -102,13 +133,17 @@ func Reconcile(k ctrl.Client, r ctrl.Request) (ctrl.Result, error) {
 }
 `
 
-const different = `package controller
+const different = `package main
 
-import "ctrljudge/judge/ctrl"
+import (
+	"context"
 
-func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 	d := &ctrl.Deployment{}
-	err := c.Get(req.Namespace, req.Name, d)
+	err := c.Get(ctx, req.NamespacedName, d)
 	switch {
 	case ctrl.IsNotFound(err):
 		return ctrl.Result{}, nil
@@ -116,55 +151,50 @@ func Reconcile(c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 		return ctrl.Result{Requeue: true}, nil
 	}
 	want := int(d.Spec.Replicas)
-	have, _ := c.ListPods(req.Namespace, d.Spec.Selector)
-	if len(have) == want {
+	var have ctrl.PodList
+	_ = c.List(ctx, &have, ctrl.InNamespace(req.Namespace))
+	if len(have.Items) == want {
 		return ctrl.Result{}, nil
 	}
-	ctrl.Log("scaling from", len(have), "to", want)
-	return ctrl.Result{}, c.Create(newPod(d, len(have)))
+	ctrl.Log("scaling from", len(have.Items), "to", want)
+	return ctrl.Result{}, c.Create(ctx, newPod(d, len(have.Items)))
 }
 `
 
-// Catalog is the fixture's exercise list: reconcile-loop (171) with a
-// starter; owner-refs appears only in the records.
-func Catalog() *judge.Catalog {
-	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: 171, Slug: "reconcile-loop", Title: "The reconcile loop",
-		Chapter: "controller-pattern", Version: "v2", Starter: []byte(Starter)}}}
-}
-
 type test struct {
-	name, oracle string
-	faults       []string
+	name   string
+	oracle verdict.Oracle
+	faults []verdict.Fault
 }
 
 var (
 	scaleUp  = test{"scale-up", "convergence", nil}
 	scaleDn  = test{"scale-down", "convergence", nil}
-	restart  = test{"restart-after-write", "idempotency", []string{"crash-after-write", "restart"}}
-	dupEvent = test{"duplicate-events", "safety", []string{"duplicate"}}
+	restart  = test{"restart-after-write", "idempotency", []verdict.Fault{verdict.FaultCrashAfter, verdict.FaultRestart}}
+	dupEvent = test{"duplicate-events", "safety", []verdict.Fault{verdict.FaultDuplicate}}
 	allTests = []test{scaleUp, scaleDn, restart, dupEvent}
 )
 
-// verdict passes every test except those in failing.
-func verdict(slug, outcome string, failing ...test) *judge.Verdict {
-	v := &judge.Verdict{Version: 3, Status: judge.StatusPass, Outcome: outcome, Exercise: slug, ExerciseVersion: "v1",
-		Engine: judge.EngineVersion, Mode: judge.ModeSubmit, Seed: 42}
-	if outcome == judge.OutcomeCompileError {
-		v.Status, v.Message = judge.StatusError, "reconcile.go:3:1: syntax error"
+// newVerdict passes every test except those in failing.
+func newVerdict(slug string, outcome verdict.Outcome, failing ...test) *verdict.Verdict {
+	v := &verdict.Verdict{Version: 3, Status: verdict.StatusPass, Outcome: outcome, Exercise: slug, ExerciseVersion: "v1",
+		Engine: engine, Mode: verdict.ModeSubmit, Seed: 42}
+	if outcome == verdict.OutcomeCompileError {
+		v.Status, v.Message = verdict.StatusError, "reconcile.go:3:1: syntax error"
 		return v
 	}
 	for _, t := range allTests {
-		r := judge.TestResult{Name: t.name, Status: judge.StatusPass, FaultClasses: t.faults, Seed: 42}
+		r := verdict.TestResult{Name: t.name, Status: verdict.StatusPass, FaultClasses: t.faults, Seed: 42}
 		for _, f := range failing {
 			if f.name == t.name {
-				r.Status, r.Oracle, r.Message = judge.StatusFail, f.oracle, "did not converge"
+				r.Status, r.Oracle, r.Message = verdict.StatusFail, f.oracle, "did not converge"
 			}
 		}
-		if r.Status == judge.StatusPass {
+		if r.Status == verdict.StatusPass {
 			v.Passed++
 		} else {
 			v.Failed++
-			v.Status = judge.StatusFail
+			v.Status = verdict.StatusFail
 		}
 		v.Tests = append(v.Tests, r)
 	}
@@ -190,7 +220,7 @@ func Seed(t TB) *Fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &Fixture{DB: db, Catalog: Catalog(), Learners: map[string]*records.Learner{},
+	f := &Fixture{DB: db, Learners: map[string]*records.Learner{},
 		Start: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
 	now := f.Start
 	db.SetClock(func() time.Time { return now })
@@ -222,10 +252,10 @@ func Seed(t TB) *Fixture {
 	must(err)
 	f.Learners["Eve"] = outsider
 
-	send := func(name, slug, mode, code string, v *judge.Verdict) *records.Submission {
+	send := func(name, slug string, mode verdict.Mode, code string, v *verdict.Verdict) *records.Submission {
 		t.Helper()
 		s := &records.Submission{LearnerID: f.Learners[name].ID, Exercise: slug, Mode: mode, Code: code,
-			ExerciseVersion: "v1", Engine: judge.EngineVersion, Seed: 42}
+			ExerciseVersion: "v1", Engine: engine, Seed: 42}
 		must(db.CreateSubmission(ctx, s))
 		f.Submissions = append(f.Submissions, s)
 		tick(10 * time.Second)
@@ -234,45 +264,45 @@ func Seed(t TB) *Fixture {
 		}
 		must(db.StartSubmission(ctx, s.ID))
 		tick(2 * time.Second)
-		if mode == "run" {
-			v.Mode = judge.ModeRun
+		if mode == verdict.ModeRun {
+			v.Mode = verdict.ModeRun
 		}
 		must(db.FinishSubmission(ctx, s.ID, v, 2000))
 		tick(5 * time.Minute)
 		return s
 	}
 	const rl, or = "reconcile-loop", "owner-refs"
-	wa, ok := judge.OutcomeWrongAnswer, judge.OutcomeAccepted
+	wa, ok := verdict.OutcomeWrongAnswer, verdict.OutcomeAccepted
 
 	// Ada: a run, then accepted on the first submit.
-	send("Ada", rl, "run", Starter, verdict(rl, wa, scaleUp, scaleDn))
-	adaSolved := send("Ada", rl, "submit", solution, verdict(rl, ok))
+	send("Ada", rl, "run", Starter, newVerdict(rl, wa, scaleUp, scaleDn))
+	adaSolved := send("Ada", rl, "submit", solution, newVerdict(rl, ok))
 	// Ben: fails the restart fault twice, then hands in Ada's code renamed, after the due date.
-	send("Ben", rl, "submit", different, verdict(rl, wa, restart))
-	send("Ben", rl, "submit", different+"\n// retry\n", verdict(rl, wa, restart, dupEvent))
+	send("Ben", rl, "submit", different, newVerdict(rl, wa, restart))
+	send("Ben", rl, "submit", different+"\n// retry\n", newVerdict(rl, wa, restart, dupEvent))
 	tick(3 * time.Hour)
-	send("Ben", rl, "submit", renamed, verdict(rl, ok))
+	send("Ben", rl, "submit", renamed, newVerdict(rl, ok))
 	// Cleo: a compile error, a judge failure (not charged), then the restart fault.
-	send("Cleo", rl, "submit", "package controller\nfunc {", verdict(rl, judge.OutcomeCompileError))
-	send("Cleo", rl, "submit", different, &judge.Verdict{Version: 3, Status: judge.StatusError,
-		Outcome: judge.OutcomeInternalError, Message: "judge failed", Exercise: rl})
-	send("Cleo", rl, "submit", "// "+XSS+"\n"+different, verdict(rl, wa, restart))
+	send("Cleo", rl, "submit", "package controller\nfunc {", newVerdict(rl, verdict.OutcomeCompileError))
+	send("Cleo", rl, "submit", different, &verdict.Verdict{Version: 3, Status: verdict.StatusError,
+		Outcome: verdict.OutcomeInternalError, Message: "judge failed", Exercise: rl})
+	send("Cleo", rl, "submit", "// "+XSS+"\n"+different, newVerdict(rl, wa, restart))
 	// Dev: a submission lost to a restart, then owner-refs solved on the second try.
 	lost := send("Dev", rl, "submit", solution, nil)
 	must(db.StartSubmission(ctx, lost.ID))
 	must(db.AbandonSubmission(ctx, lost.ID, "not judged (server restarted)"))
-	send("Dev", or, "submit", different, verdict(or, wa, scaleDn))
-	send("Dev", or, "submit", solution, verdict(or, ok))
+	send("Dev", or, "submit", different, newVerdict(or, wa, scaleDn))
+	send("Dev", or, "submit", solution, newVerdict(or, ok))
 	// The formula-named learner: one wrong answer.
-	send("=HYPERLINK(\"http://evil\")", rl, "submit", different, verdict(rl, wa, scaleUp))
+	send("=HYPERLINK(\"http://evil\")", rl, "submit", different, newVerdict(rl, wa, scaleUp))
 	// The learner outside the class must never show up.
-	send("Eve", rl, "submit", solution, verdict(rl, ok))
+	send("Eve", rl, "submit", solution, newVerdict(rl, ok))
 	// The instructor re-judges Ada's solution under version v2 of the tests, which it fails.
 	re := &records.Submission{LearnerID: adaSolved.LearnerID, Exercise: rl, Mode: "submit", Code: adaSolved.Code,
-		ExerciseVersion: "v2", Engine: judge.EngineVersion, Seed: 42, RejudgeOf: adaSolved.ID}
+		ExerciseVersion: "v2", Engine: engine, Seed: 42, RejudgeOf: adaSolved.ID}
 	must(db.CreateSubmission(ctx, re))
 	f.Submissions = append(f.Submissions, re)
-	v2 := verdict(rl, wa, dupEvent)
+	v2 := newVerdict(rl, wa, dupEvent)
 	v2.ExerciseVersion = "v2"
 	must(db.FinishSubmission(ctx, re.ID, v2, 2000))
 	tick(time.Minute)
