@@ -36,6 +36,11 @@ type Deps struct {
 	// the records, to the server's workers. Without it (or without a
 	// Catalog) nothing can be re-judged.
 	Enqueue func(*records.Submission) error
+	// ClientKey names the client's address for the sign-in lockout; nil
+	// means c.RealIP().
+	ClientKey func(echo.Context) string
+	// SignInLimit, if set, guards POST /login (a limit per address).
+	SignInLimit echo.MiddlewareFunc
 }
 
 const (
@@ -56,18 +61,26 @@ type handler struct {
 	Deps
 	pages map[string]*template.Template
 	log   *slog.Logger
+	guard *guard // failed sign-ins per account and address
 }
 
 // Register adds the instructor routes to g.
 func Register(g *echo.Group, d Deps) {
-	h := &handler{Deps: d, log: slog.Default()}
+	h := &handler{Deps: d, log: slog.Default(), guard: newGuard()}
+	if h.ClientKey == nil {
+		h.ClientKey = func(c echo.Context) string { return c.RealIP() }
+	}
+	var signInLimit []echo.MiddlewareFunc
+	if d.SignInLimit != nil {
+		signInLimit = append(signInLimit, d.SignInLimit)
+	}
 	h.pages = parsePages()
 	route := func(method, path string, fn func(echo.Context) error, mws ...echo.MiddlewareFunc) {
 		g.Add(method, path, fn, append([]echo.MiddlewareFunc{withBase(path)}, mws...)...)
 	}
 	route(http.MethodGet, "/static/"+cssName, h.handleCSS)
 	route(http.MethodGet, "/login", h.handleLoginPage)
-	route(http.MethodPost, "/login", h.handleLogin)
+	route(http.MethodPost, "/login", h.handleLogin, signInLimit...)
 	route(http.MethodPost, "/logout", h.handleLogout)
 
 	auth, owns := h.requireInstructor, h.requireClass

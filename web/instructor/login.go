@@ -25,6 +25,10 @@ func (h *handler) handleLoginPage(c echo.Context) error {
 func (h *handler) handleLogin(c echo.Context) error {
 	name, password := strings.TrimSpace(c.FormValue("name")), c.FormValue("password")
 	next := h.localNext(c, c.FormValue("next"))
+	addr := h.ClientKey(c)
+	if until := h.guard.begin(name, addr); !until.IsZero() {
+		return h.refuseLocked(c, name, next, until)
+	}
 	_, token, err := h.DB.SignInInstructor(c.Request().Context(), name, password)
 	if errors.Is(err, records.ErrBadPassword) {
 		return h.render(c, http.StatusUnauthorized, "login", loginPage{page: h.page(c, "Instructor sign-in"),
@@ -33,6 +37,7 @@ func (h *handler) handleLogin(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	h.guard.succeed(name, addr)
 	h.endSession(c)
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: c.IsTLS()})
