@@ -69,8 +69,8 @@ func TestExercisePageData(t *testing.T) {
 	if strings.Contains(r.body, "<script>") && !strings.Contains(r.body, `<script type="application/json"`) {
 		t.Error("inline script in page")
 	}
-	// A page view makes no learner (a crawler would fill the table);
-	// the first saved draft does.
+	// A page view makes no learner (a crawler would fill the table), nor
+	// does a draft (the browser keeps it); the first submission does.
 	sessionOf := func(r response) *http.Cookie {
 		for _, ck := range r.Cookies() {
 			if ck.Name == sessionCookie {
@@ -83,12 +83,16 @@ func TestExercisePageData(t *testing.T) {
 		t.Fatalf("a page view set a session: %+v", ck)
 	}
 	w := c.do(http.MethodPut, "/api/exercises/171/draft", jsonBody(map[string]string{"code": "package main // mine"}), nil)
+	if ck := sessionOf(w); w.StatusCode != http.StatusOK || ck != nil || !strings.Contains(w.body, `"stored":false`) {
+		t.Fatalf("draft save without a session: %d %s, session cookie %+v", w.StatusCode, w.body, ck)
+	}
+	w = c.do(http.MethodPost, "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "package main // mine"}), nil)
 	session := sessionOf(w)
-	if w.StatusCode >= 300 || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
-		t.Fatalf("draft save: %d, session cookie %+v", w.StatusCode, session)
+	if w.StatusCode != http.StatusAccepted || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure {
+		t.Fatalf("first submission: %d, session cookie %+v", w.StatusCode, session)
 	}
 	if d := pageDataOf(t, c.get("/exercises/171").body); d.Draft != "package main // mine" {
-		t.Fatalf("draft after save: %q", d.Draft)
+		t.Fatalf("draft after the first submission: %q", d.Draft)
 	}
 }
 
@@ -284,7 +288,7 @@ func TestCSRFToken(t *testing.T) {
 		t.Fatalf("token %q", token)
 	}
 	r = c.do("PUT", "/api/exercises/171/draft", jsonBody(map[string]string{"code": "mine"}), map[string]string{"Sec-Fetch-Site": "", csrfHeader: token})
-	if r.StatusCode != http.StatusNoContent {
+	if r.StatusCode != http.StatusOK { // passed the check; no learner yet, so kept in the browser
 		t.Fatalf("draft with token: %d %s", r.StatusCode, r.body)
 	}
 }
@@ -292,6 +296,7 @@ func TestCSRFToken(t *testing.T) {
 func TestDrafts(t *testing.T) {
 	env := newEnv(t, Config{}, nil)
 	c := env.client()
+	c.events(c.submit("171", "run", "package main").Events, nil) // the server keeps drafts once a learner exists
 	code := "package main\n// <mine> & \"yours\"\n"
 	if r := c.do("PUT", "/api/exercises/171/draft", jsonBody(map[string]string{"code": code}), nil); r.StatusCode != http.StatusNoContent {
 		t.Fatalf("save draft: %d %s", r.StatusCode, r.body)

@@ -14,6 +14,12 @@ import (
 const (
 	defaultQueueCap      = 64
 	maxPendingPerLearner = 3
+	// A client address may hold at most this share of the line (a
+	// fraction, of the queue's cap): dropping the cookie makes a new
+	// learner each time, so only the address bounds a cookie-less flood,
+	// and half leaves room for everyone else. A class of 30 behind one NAT
+	// address with one submission each fits in half of the default 64.
+	maxAddressShare = 0.5
 	// maxJudgeAttempts is how often a submission that a wall-clock safety
 	// net stopped (verdict.OutcomeNotJudged) is judged in all before it is
 	// settled as not judged; a retry waits until the line is empty.
@@ -23,6 +29,7 @@ const (
 var (
 	errQueueFull   = errors.New("the judge is busy: too many submissions are waiting")
 	errTooMany     = errors.New("you already have submissions waiting; let them finish first")
+	errAddressFull = errors.New("the judge is busy: many submissions from your network are waiting")
 	errQueueClosed = errors.New("the server is shutting down")
 )
 
@@ -43,9 +50,10 @@ type job struct {
 	mode     verdict.Mode
 	code     []byte
 	seed     uint64
-	running  bool // already marked running in the store (a recovered job)
-	rejudge  bool // an instructor's re-judge: not counted against the learner
-	attempts int  // judgements so far that the machine's load cut short
+	addr     string // the client address that sent it; "" for recovered jobs and re-judges
+	running  bool   // already marked running in the store (a recovered job)
+	rejudge  bool   // an instructor's re-judge: not counted against the learner
+	attempts int    // judgements so far that the machine's load cut short
 
 	mu    sync.Mutex
 	log   []event
@@ -94,21 +102,28 @@ type queue struct {
 	waiting  []*job
 	retries  []*job // judged again once waiting is empty
 	live     map[int64]*job
-	pending  map[int64]int // per learner: admitted and not finished
-	reserved int           // admitted, not yet pushed
+	pending  map[int64]int  // per learner: admitted and not finished
+	byAddr   map[string]int // per client address: admitted and not finished
+	reserved int            // admitted, not yet pushed
 	cap      int
 	closed   bool
 }
 
 func newQueue(capacity int) *queue {
-	q := &queue{live: map[int64]*job{}, pending: map[int64]int{}, cap: capacity}
+	q := &queue{live: map[int64]*job{}, pending: map[int64]int{}, byAddr: map[string]int{}, cap: capacity}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 
 // admit reserves a place for one of learner's submissions; push or cancel
 // must follow.
-func (q *queue) admit(learner int64) error {
+func (q *queue) admit(learner int64) error { return q.admitFrom(learner, "") }
+
+// admitFrom reserves a place for a submission of learner sent from a
+// client address ("": not counted); push or cancelFrom must follow.
+// Learner 0 is one not created yet, made only once admitted: adopt then
+// counts the place against it.
+func (q *queue) admitFrom(learner int64, addr string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
@@ -116,25 +131,55 @@ func (q *queue) admit(learner int64) error {
 		return errQueueClosed
 	case len(q.waiting)+q.reserved >= q.cap:
 		return errQueueFull
-	case q.pending[learner] >= maxPendingPerLearner:
+	case learner != 0 && q.pending[learner] >= maxPendingPerLearner:
 		return errTooMany
+	case addr != "" && q.byAddr[addr] >= q.addressCap():
+		return errAddressFull
 	}
 	q.reserved++
-	q.pending[learner]++
+	if learner != 0 {
+		q.pending[learner]++
+	}
+	if addr != "" {
+		q.byAddr[addr]++
+	}
 	return nil
 }
 
+// addressCap is how many unfinished submissions one address may have.
+func (q *queue) addressCap() int {
+	return max(int(float64(q.cap)*maxAddressShare), maxPendingPerLearner)
+}
+
+// adopt counts a place admitted for a learner not yet created (learner 0)
+// against the learner now made.
+func (q *queue) adopt(learner int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending[learner]++
+}
+
 // cancel gives back a place admit reserved.
-func (q *queue) cancel(learner int64) {
+func (q *queue) cancel(learner int64) { q.cancelFrom(learner, "") }
+
+// cancelFrom gives back a place admitFrom reserved (learner 0 if never adopted).
+func (q *queue) cancelFrom(learner int64, addr string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.reserved--
-	q.release(learner)
+	q.release(learner, addr)
 }
 
-func (q *queue) release(learner int64) {
-	if q.pending[learner]--; q.pending[learner] <= 0 {
-		delete(q.pending, learner)
+func (q *queue) release(learner int64, addr string) {
+	if learner != 0 {
+		if q.pending[learner]--; q.pending[learner] <= 0 {
+			delete(q.pending, learner)
+		}
+	}
+	if addr != "" {
+		if q.byAddr[addr]--; q.byAddr[addr] <= 0 {
+			delete(q.byAddr, addr)
+		}
 	}
 }
 
@@ -217,7 +262,7 @@ func (q *queue) finish(j *job) {
 	defer q.mu.Unlock()
 	delete(q.live, j.id)
 	if !j.rejudge {
-		q.release(j.learner)
+		q.release(j.learner, j.addr)
 	}
 }
 

@@ -16,7 +16,8 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(middleware.Recover(), securityHeaders, middleware.BodyLimit(maxBodySize), csrf())
+	e.IPExtractor = s.ipExtractor()
+	e.Use(middleware.Recover(), securityHeaders, s.secureCookies, middleware.BodyLimit(maxBodySize), csrf())
 
 	e.GET("/", s.handleHome)
 	e.GET("/chapters/:slug", s.handleChapter)
@@ -24,10 +25,10 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/exercises/:id/solution", s.handleSolution)
 	e.GET("/exercises/:id/history", s.handleHistory)
 	e.GET("/signin", s.handleSignInPage)
-	e.POST("/signin", s.handleSignIn)
+	e.POST("/signin", s.handleSignIn, limit(signInBurst, signInEvery, "sign-in attempts"))
 	e.POST("/signout", s.handleSignOut)
-	e.PUT("/api/exercises/:id/draft", s.handleSaveDraft)
-	e.POST("/api/exercises/:id/submissions", s.handleSubmit)
+	e.PUT("/api/exercises/:id/draft", s.handleSaveDraft, limit(draftBurst, draftEvery, "draft saves"))
+	e.POST("/api/exercises/:id/submissions", s.handleSubmit, limit(submitBurst, submitEvery, "submissions"))
 	e.GET("/api/submissions/:id/events", s.handleEvents)
 	e.GET("/static/:name", s.handleStatic)
 	e.HEAD("/static/:name", s.handleStatic)

@@ -42,6 +42,13 @@ type Config struct {
 	// QueueCap is how many submissions may wait; 0 means a default.
 	QueueCap int
 	Logger   *slog.Logger
+	// PublicURL is the address browsers use, such as
+	// https://judge.example.edu; an https URL makes every cookie Secure.
+	PublicURL string
+	// TrustedProxies are the reverse proxies in front of the server: only
+	// their X-Forwarded-For (the client address that limits count) and
+	// X-Forwarded-Proto are believed.
+	TrustedProxies []*net.IPNet
 }
 
 // Server is the web server: pages, assets, drafts and judging.
@@ -57,10 +64,14 @@ type Server struct {
 	log    *slog.Logger
 	epoch  string // this run's prefix for event ids
 
+	proxies   []*net.IPNet // trusted reverse proxies
+	httpsOnly bool         // the public URL is https: every cookie is Secure
+
 	workers      sync.WaitGroup
 	judgeCtx     context.Context // cancelled when shutdown's grace runs out
 	stopJudging  context.CancelFunc
-	closing      chan struct{} // closed once judging has stopped: streams end
+	closing      chan struct{}  // closed once judging has stopped: streams end
+	background   sync.WaitGroup // the clean-up loop
 	shutdownOnce sync.Once
 }
 
@@ -79,7 +90,12 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	var err error
+	pub, err := ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	s.httpsOnly = pub != nil && pub.Scheme == "https"
+	s.proxies = cfg.TrustedProxies
 	if s.assets, err = loadAssets(); err != nil {
 		return nil, err
 	}
@@ -97,7 +113,8 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
-		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue})
+		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue,
+		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts")})
 	n := cfg.Workers
 	if n <= 0 || n > runtime.NumCPU() {
 		n = runtime.NumCPU()
@@ -109,6 +126,8 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 		s.workers.Add(1)
 		go s.work()
 	}
+	s.background.Add(1)
+	go s.cleanUp()
 	return s, nil
 }
 
@@ -166,6 +185,7 @@ func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
 		}
 		s.stopJudging()
 		close(s.closing)
+		s.background.Wait()
 		err = <-httpDone
 	})
 	return err

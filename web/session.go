@@ -63,7 +63,7 @@ func (s *Server) setSession(c echo.Context, token string) {
 	c.SetCookie(&http.Cookie{
 		Name: sessionCookie, Value: token, Path: "/",
 		MaxAge: int(sessionMaxAge / time.Second), HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.IsTLS(),
+		SameSite: http.SameSiteLaxMode, Secure: s.secure(c),
 	})
 }
 
@@ -88,7 +88,9 @@ func (s *Server) handleSignIn(c echo.Context) error {
 	code := strings.TrimSpace(c.FormValue("code"))
 	next := localPath(c.FormValue("next"))
 	fail := func(msg string) error {
-		l, err := s.learner(c, true)
+		// A failed sign-in creates nothing: a flood of wrong codes would
+		// otherwise leave a learner row each.
+		l, err := s.learner(c, false)
 		if err != nil {
 			return err
 		}
@@ -121,7 +123,7 @@ func (s *Server) handleSignIn(c echo.Context) error {
 func (s *Server) handleSignOut(c echo.Context) error {
 	s.endSession(c)
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.IsTLS()})
+		SameSite: http.SameSiteLaxMode, Secure: s.secure(c)})
 	return c.Redirect(http.StatusSeeOther, "/")
 }
 

@@ -42,7 +42,17 @@ func readCode(c echo.Context) (*codeRequest, error) {
 	return &req, nil
 }
 
-// handleSaveDraft keeps the learner's code for the exercise.
+// draftResponse answers a draft that the server did not keep.
+type draftResponse struct {
+	Stored bool   `json:"stored"`
+	Note   string `json:"note"`
+}
+
+// handleSaveDraft keeps the learner's code for the exercise: 204 once
+// stored. A visitor without a session gets 200 with stored false: a draft
+// alone makes no learner (a flood of cookie-less saves would fill the
+// table), and the page keeps it in the browser until the first Run or
+// Submit makes one.
 func (s *Server) handleSaveDraft(c echo.Context) error {
 	ex, err := s.exercise(c)
 	if err != nil {
@@ -52,9 +62,12 @@ func (s *Server) handleSaveDraft(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false)
 	if err != nil {
 		return err
+	}
+	if l == nil {
+		return c.JSON(http.StatusOK, draftResponse{Note: "kept in this browser until your first Run or Submit"})
 	}
 	if err := s.db.SaveDraft(c.Request().Context(), l.ID, ex.Slug, req.Code); err != nil {
 		return fmt.Errorf("save draft: %w", err)
@@ -84,16 +97,19 @@ func (s *Server) handleSubmit(c echo.Context) error {
 	if mode != verdict.ModeRun && mode != verdict.ModeSubmit {
 		return echo.NewHTTPError(http.StatusBadRequest, `mode must be "run" or "submit"`)
 	}
-	l, err := s.learner(c, true)
+	l, err := s.learner(c, false)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	// The code judged is the draft from now on.
-	if err := s.db.SaveDraft(ctx, l.ID, ex.Slug, req.Code); err != nil {
-		return fmt.Errorf("save draft: %w", err)
+	if l != nil {
+		if err := s.db.SaveDraft(ctx, l.ID, ex.Slug, req.Code); err != nil {
+			return fmt.Errorf("save draft: %w", err)
+		}
 	}
-	switch err := s.q.admit(l.ID); {
+	addr := clientKey(c)
+	switch err := s.q.admitFrom(learnerID(l), addr); {
 	case errors.Is(err, errQueueClosed):
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
@@ -101,15 +117,29 @@ func (s *Server) handleSubmit(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 		return echo.NewHTTPError(http.StatusTooManyRequests, err.Error())
 	}
+	if l == nil {
+		// Only an admitted submission makes a learner, so refusals leave
+		// no rows behind.
+		if l, err = s.learner(c, true); err != nil {
+			s.q.cancelFrom(0, addr)
+			return err
+		}
+		s.q.adopt(l.ID)
+		if err := s.db.SaveDraft(ctx, l.ID, ex.Slug, req.Code); err != nil {
+			s.q.cancelFrom(l.ID, addr)
+			return fmt.Errorf("save draft: %w", err)
+		}
+	}
 	sub := &records.Submission{
 		LearnerID: l.ID, ClassID: l.ClassID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
 		Engine: judge.EngineVersion, Mode: mode, Code: req.Code, Seed: judge.DefaultSeed,
 	}
 	if err := s.db.CreateSubmission(ctx, sub); err != nil {
-		s.q.cancel(l.ID)
+		s.q.cancelFrom(l.ID, addr)
 		return fmt.Errorf("create submission: %w", err)
 	}
 	j := newJob(sub.ID, l.ID, ex, mode, []byte(req.Code), sub.Seed)
+	j.addr = addr
 	s.q.push(j)
 	return c.JSON(http.StatusAccepted, submitResponse{ID: sub.ID, Events: eventsURL(sub.ID), Position: s.q.position(j)})
 }

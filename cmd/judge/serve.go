@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -44,6 +45,20 @@ func cmdServe(args []string) int {
 	workers := fs.Int("workers", 0, "judge at most `N` submissions at once (default: one per CPU)")
 	queue := fs.Int("queue", 0, "let at most `N` submissions wait (default 64)")
 	grace := fs.Duration("grace", web.DefaultShutdownGrace, "on shutdown, let judgements in flight run this long")
+	publicURL := fs.String("public-url", os.Getenv("CTRLJUDGE_PUBLIC_URL"),
+		"the `URL` browsers use, e.g. https://judge.example.edu; https makes cookies Secure (env CTRLJUDGE_PUBLIC_URL)")
+	var proxies []string
+	if v := os.Getenv("CTRLJUDGE_TRUSTED_PROXIES"); v != "" {
+		proxies = append(proxies, v)
+	}
+	fs.Func("trusted-proxy", "believe X-Forwarded-For and X-Forwarded-Proto only from `CIDR` (repeatable, or comma-separated; env CTRLJUDGE_TRUSTED_PROXIES)",
+		func(v string) error {
+			if _, err := web.ParseTrustedProxies(v); err != nil {
+				return err
+			}
+			proxies = append(proxies, v)
+			return nil
+		})
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return 2
@@ -52,6 +67,13 @@ func cmdServe(args []string) int {
 		return fail("serve takes no arguments, got %q", pos)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	trusted, err := web.ParseTrustedProxies(strings.Join(proxies, ","))
+	if err != nil {
+		return fail("%v", err)
+	}
+	if _, err := web.ParsePublicURL(*publicURL); err != nil {
+		return fail("%v", err)
+	}
 
 	cat, err := loadCatalog(*dir)
 	if err != nil {
@@ -78,7 +100,8 @@ func cmdServe(args []string) int {
 		}
 	}()
 
-	srv, err := web.New(web.Config{DB: db, Catalog: cat, Engine: eng, Workers: *workers, QueueCap: *queue, Logger: log})
+	srv, err := web.New(web.Config{DB: db, Catalog: cat, Engine: eng, Workers: *workers, QueueCap: *queue, Logger: log,
+		PublicURL: *publicURL, TrustedProxies: trusted})
 	if err != nil {
 		return fail("%v", err)
 	}

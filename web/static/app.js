@@ -176,8 +176,20 @@
           method: "PUT", headers, body: JSON.stringify({ code: c }), credentials: "same-origin",
           keepalive: keepalive === true,
         });
-        if (!r.ok) throw new Error(await errorText(r));
+        if (!r.ok) {
+          let msg = await errorText(r);
+          const wait = r.headers.get("Retry-After");
+          if (wait) msg += " Try again in " + wait + " s.";
+          throw new Error(msg);
+        }
         lastSaved = c;
+        if (r.status !== 204) {
+          // Not kept by the server (no learner yet): the local copy stays
+          // marked unsaved, so it wins over the starter after a reload.
+          const note = (await r.json().catch(() => ({}))).note || "not on the server yet";
+          if (editor.getCode() === c) saveState.textContent = "Saved in this browser (" + note + ")";
+          return;
+        }
         if (editor.getCode() === c) {
           try { localStorage.setItem(localKey, JSON.stringify({ code: c, unsaved: false })); } catch (e) {}
           saveState.textContent = "Saved";
