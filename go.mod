@@ -11,6 +11,7 @@ require (
 	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	go.abhg.dev/goldmark/frontmatter v0.2.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.52.0
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -32,6 +33,5 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
