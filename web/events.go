@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -53,13 +52,13 @@ func (s *Server) handleEvents(c echo.Context) error {
 	// server: replay the stored result.
 	j := newJob(sub.ID, sub.LearnerID, nil, sub.Mode, nil, sub.Seed)
 	switch sub.State {
-	case "done":
-		var v verdict.Verdict
-		if err := json.Unmarshal(sub.Verdict, &v); err != nil {
+	case records.StateDone:
+		v, err := verdict.Decode(sub.Verdict)
+		if err != nil {
 			return fmt.Errorf("submission %d: stored verdict: %w", id, err)
 		}
-		j.publish("done", s.doneEvent(&v, sub.DurationMs))
-	case "not_judged":
+		j.publish("done", s.doneEvent(v, sub.DurationMs))
+	case records.StateNotJudged:
 		j.publish("not_judged", map[string]string{"note": sub.Note})
 	default:
 		j.publish("not_judged", map[string]string{"note": "this submission is no longer being judged; please submit again"})

@@ -208,16 +208,15 @@ func (s *Server) handleExercise(c echo.Context) error {
 		p.Solution = s.solution(ex)
 	}
 	for _, sub := range history {
-		if sub.State == "queued" || sub.State == "running" {
+		if sub.State == records.StateQueued || sub.State == records.StateRunning {
 			if data.Pending == 0 {
 				data.Pending = sub.ID
 			}
 			continue
 		}
-		if sub.State == "done" && len(sub.Verdict) > 0 {
-			var v verdict.Verdict
-			if err := json.Unmarshal(sub.Verdict, &v); err == nil {
-				r := newResults(&v, sub.DurationMs)
+		if sub.Done() && len(sub.Verdict) > 0 {
+			if v, err := verdict.Decode(sub.Verdict); err == nil {
+				r := newResults(v, sub.DurationMs)
 				p.Last = &r
 			}
 		}

@@ -144,9 +144,8 @@ func parsePages(funcs template.FuncMap) (pages, error) {
 
 func templateFuncs(assetURL func(string) string) template.FuncMap {
 	return template.FuncMap{
-		"asset":    assetURL,
-		"timeline": timelineSVG,
-		"list":     func(xs ...string) []string { return xs },
+		"asset": assetURL,
+		"list":  func(xs ...string) []string { return xs },
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

@@ -52,6 +52,7 @@ func newResults(v *verdict.Verdict, ms int64) results {
 func (s *Server) doneEvent(v *verdict.Verdict, ms int64) map[string]any {
 	return map[string]any{
 		"outcome":     v.Outcome,
+		"title":       v.Outcome.Title(),
 		"passed":      v.Passed,
 		"total":       len(v.Tests),
 		"mode":        v.Mode,

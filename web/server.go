@@ -209,7 +209,7 @@ func (s *Server) recoverUnfinished() error {
 			continue
 		}
 		j := newJob(sub.ID, sub.LearnerID, ex, sub.Mode, []byte(sub.Code), sub.Seed)
-		j.running = sub.State == "running"
+		j.running = sub.State == records.StateRunning
 		j.rejudge = sub.RejudgeOf != 0
 		s.q.recover(j)
 	}
@@ -318,11 +318,11 @@ func (s *Server) abandon(j *job, note string) {
 // progress turns the engine's events into stream events.
 func (s *Server) progress(j *job, ev verdict.Event) {
 	switch ev.Phase {
-	case "compiling":
+	case verdict.PhaseCompiling:
 		j.publish("compiling", struct{}{})
-	case "running":
+	case verdict.PhaseRunning:
 		j.publish("running", map[string]any{"index": ev.Index, "total": ev.Total, "name": ev.Name})
-	case "test":
+	case verdict.PhaseTest:
 		if ev.Test == nil {
 			return
 		}

@@ -64,7 +64,7 @@ func cmdTest(args []string) int {
 	if !*asJSON {
 		fmt.Printf("%s %s\n", bold(fmt.Sprintf("%d. %s", ex.Number, ex.Title)), dim(fmt.Sprintf("(%s, seed %d)", mode, *seed)))
 		sub.Progress = func(ev verdict.Event) {
-			if ev.Phase == "test" {
+			if ev.Phase == verdict.PhaseTest {
 				printTest(os.Stdout, ev.Test)
 			}
 		}

@@ -331,12 +331,7 @@
       bar.style.width = total ? Math.round((100 * done) / total) + "%" : "0";
     }
     function outcomeLine(d) {
-      const words = {
-        accepted: "accepted", wrong_answer: "wrong answer", runtime_error: "runtime error",
-        timeout: "time limit exceeded", memory_limit: "memory limit exceeded",
-        compile_error: "compile error", internal_error: "judge error (not counted)",
-      };
-      let s = words[d.outcome] || d.outcome;
+      let s = d.title || d.outcome; // the server words it (judge/verdict)
       if (d.total) s += ", " + d.passed + "/" + d.total + " tests passed";
       return s + ".";
     }
