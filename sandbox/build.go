@@ -119,6 +119,8 @@ func (d Diagnostic) String() string {
 type BuildError struct {
 	Diagnostics []Diagnostic
 	Message     string // when no diagnostic applies
+
+	syntax bool // go/parser rejected the file
 }
 
 func (e *BuildError) Error() string {
@@ -233,7 +235,7 @@ func (b *Builder) WarmStd(ctx context.Context, progress io.Writer) error {
 	args := append(append([]string{"build"}, buildFlags...), "-v", "std")
 	r := b.run(ctx, tmp, tmp, args, trustedLimits, pw)
 	if r.err == nil {
-		pw.done()
+		pw.done(r.cpu)
 		return nil
 	}
 	var busy *BusyError
@@ -271,9 +273,9 @@ func (s *stdProgress) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (s *stdProgress) done() {
+func (s *stdProgress) done(cpu time.Duration) {
 	if s.n > 0 && s.w != nil {
-		fmt.Fprintf(s.w, "Compiled %d packages of the standard library in %v.\n", s.n, time.Since(s.start).Round(100*time.Millisecond))
+		fmt.Fprintf(s.w, "Compiled %d packages of the standard library in %v (%v of CPU).\n", s.n, time.Since(s.start).Round(100*time.Millisecond), cpu.Round(100*time.Millisecond))
 	}
 }
 
@@ -320,8 +322,10 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 	if len(p.Main) > maxSourceBytes {
 		return buildResult{}, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, maxSourceBytes>>10)}
 	}
-	if err := vetSource(p); err != nil {
-		return buildResult{}, err
+	vetErr := vetSource(p)
+	var syntax *BuildError
+	if errors.As(vetErr, &syntax) && !syntax.syntax {
+		return buildResult{}, vetErr
 	}
 	release, err := b.acquire(ctx)
 	if err != nil {
@@ -333,6 +337,9 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		return buildResult{}, err
 	}
 	defer os.RemoveAll(tmp)
+	if vetErr != nil {
+		return buildResult{wall: time.Since(start)}, b.compilerSyntaxErrors(ctx, p, lim, tmp, syntax)
+	}
 	// The module lives one level down: the go command ignores a go.mod in
 	// the temporary directory's root, which TMPDIR below makes tmp.
 	dir := filepath.Join(tmp, "m")
@@ -398,6 +405,37 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 	}
 	res.wasm = wasm
 	return res, nil
+}
+
+// compilerSyntaxErrors words the syntax errors of a file go/parser
+// rejected as the compiler does: the compiler alone is run on the file,
+// and it stops after parsing when there is a syntax error. The file is
+// still never built; when the compiler finds no syntax error (the two
+// parsers disagree), or cannot be run, go/parser's errors stand.
+func (b *Builder) compilerSyntaxErrors(ctx context.Context, p Program, lim BuildLimits, tmp string, parsed *BuildError) error {
+	const name = "learner.go"
+	if err := os.WriteFile(filepath.Join(tmp, name), p.Main, 0o644); err != nil {
+		return parsed
+	}
+	r := b.run(ctx, tmp, tmp, []string{"tool", "compile", "-p", "main", "-o", filepath.Join(tmp, "learner.o"), name}, lim, nil)
+	var ee *exec.ExitError
+	if r.err != nil && !errors.As(r.err, &ee) {
+		if ctx.Err() != nil {
+			return r.err
+		}
+		return parsed
+	}
+	var diags []Diagnostic
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if d, ok := parseLine(line); ok && d.File == name && strings.HasPrefix(d.Message, "syntax error") {
+			d.File = p.MainName
+			diags = append(diags, d)
+		}
+	}
+	if len(diags) == 0 {
+		return parsed
+	}
+	return &BuildError{Diagnostics: diags}
 }
 
 // ctxError maps a context's error: a deadline is the machine's (busy),

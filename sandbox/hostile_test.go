@@ -251,3 +251,57 @@ func chainSource(t *testing.T) []byte {
 	}
 	return ar.Files[1].Data
 }
+
+// WarmStd leaves the build cache holding the wasip1 standard library, so
+// that a learner's build compiles only the learner's package.
+func TestWarmStdCoversLearnerBuilds(t *testing.T) {
+	b, root := testBuilder(t)
+	cold := os.Getenv("CTRLJUDGE_COLD_STD") != ""
+	if cold {
+		// A fresh, empty build cache: the figures in RATIONALE.md.
+		cache := t.TempDir()
+		for i, kv := range b.env {
+			if strings.HasPrefix(kv, "GOCACHE=") {
+				b.env[i] = "GOCACHE=" + cache
+			}
+		}
+	}
+	var progress strings.Builder
+	start := time.Now()
+	if err := b.WarmStd(context.Background(), &progress); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("WarmStd: %v\n%s", time.Since(start).Round(time.Millisecond), progress.String())
+	if cold && !strings.Contains(progress.String(), "packages of the standard library") {
+		t.Errorf("a cold WarmStd reported no progress: %q", progress.String())
+	}
+	// The learner's build, with -x: which tools did it run?
+	src := []byte("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"net/url\"\n\t\"text/template\"\n)\n\nvar (\n\t_ = json.Marshal\n\t_ = fmt.Sprint\n\t_ = url.Parse\n\t_ = template.New\n)\n")
+	dir := filepath.Join(root, "m")
+	p := hostileProgram(src)
+	p.Files["learner.go"] = src
+	for name, data := range p.Files {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	args := append(append([]string{"build", "-buildmode=c-shared"}, buildFlags...), "-x", "-o", filepath.Join(root, "out.wasm"), ".")
+	start = time.Now()
+	r := b.run(context.Background(), dir, root, args, DefaultBuildLimits(), nil)
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, firstLines(r.stderr, 30))
+	}
+	var compiled []string
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasSuffix(f[0], "/compile") {
+			for i, a := range f {
+				if a == "-p" && i+1 < len(f) {
+					compiled = append(compiled, f[i+1])
+				}
+			}
+		}
+	}
+	t.Logf("learner build after WarmStd: %v wall, %v CPU, compiled %v", time.Since(start).Round(time.Millisecond), r.cpu.Round(time.Millisecond), compiled)
+	if len(compiled) != 1 || compiled[0] != "main" {
+		t.Errorf("after WarmStd a learner's build compiled %v, want only its own package main", compiled)
+	}
+}

@@ -26,7 +26,7 @@ func vetSource(p Program) error {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, p.MainName, p.Main, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return &BuildError{Diagnostics: syntaxErrors(err, p.MainName)}
+		return &BuildError{Diagnostics: syntaxErrors(err, p.MainName), syntax: true}
 	}
 	var diags []Diagnostic
 	at := func(pos token.Pos, msg string) {
