@@ -24,10 +24,20 @@ const (
 	maxLock             = time.Hour
 	// failureMemory: failures with none newer for this long are forgotten.
 	failureMemory = 24 * time.Hour
-	// maxTracked bounds the names and addresses remembered; past it, those
-	// not locked and quiet longest are dropped first.
+	// maxTracked bounds the names and addresses remembered; past it, the
+	// forgotten and then the unlocked are dropped first.
 	maxTracked = 10000
+	// maxKeyName bounds the bytes of a typed name kept as a key: no account
+	// name is longer (64 characters), and a 100 KiB name must not be kept.
+	maxKeyName = 256
 )
+
+func accountKey(name string) string {
+	if len(name) > maxKeyName {
+		name = name[:maxKeyName]
+	}
+	return "account:" + name
+}
 
 // guard counts failed sign-ins per key ("account:NAME", "address:ADDR").
 type guard struct {
@@ -52,7 +62,7 @@ func (g *guard) begin(account, address string) (lockedUntil time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	for _, k := range []string{"account:" + account, "address:" + address} {
+	for _, k := range []string{accountKey(account), "address:" + address} {
 		if s := g.keys[k]; s != nil && s.until.After(now) && s.until.After(lockedUntil) {
 			lockedUntil = s.until
 		}
@@ -60,7 +70,7 @@ func (g *guard) begin(account, address string) (lockedUntil time.Time) {
 	if !lockedUntil.IsZero() {
 		return lockedUntil
 	}
-	g.fail("account:"+account, accountFreeFailures, now)
+	g.fail(accountKey(account), accountFreeFailures, now)
 	g.fail("address:"+address, addressFreeFailures, now)
 	return time.Time{}
 }
@@ -88,7 +98,8 @@ func (g *guard) fail(key string, free int, now time.Time) {
 	}
 }
 
-// evict drops forgotten keys, and if that is not enough, unlocked ones.
+// evict drops forgotten keys, and if that is not enough, unlocked ones,
+// down to nine tenths of the bound so that it runs seldom.
 func (g *guard) evict(now time.Time) {
 	for k, s := range g.keys {
 		if now.Sub(s.last) > failureMemory {
@@ -96,7 +107,7 @@ func (g *guard) evict(now time.Time) {
 		}
 	}
 	for k, s := range g.keys {
-		if len(g.keys) < maxTracked {
+		if len(g.keys) < maxTracked*9/10 {
 			return
 		}
 		if !s.until.After(now) {
@@ -110,7 +121,7 @@ func (g *guard) evict(now time.Time) {
 func (g *guard) succeed(account, address string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.keys, "account:"+account)
+	delete(g.keys, accountKey(account))
 	delete(g.keys, "address:"+address)
 }
 

@@ -98,3 +98,20 @@ func TestLoginLockout(t *testing.T) {
 	// Others are not locked out.
 	ts.login("Mallory", recordstest.OtherPassword)
 }
+
+// A huge typed name is not kept whole, and the map stays bounded.
+func TestGuardBoundsItsMemory(t *testing.T) {
+	g := newGuard()
+	g.begin(strings.Repeat("x", 100<<10), "203.0.113.7")
+	for k := range g.keys {
+		if len(k) > maxKeyName+len("account:") {
+			t.Errorf("kept a %d-byte key", len(k))
+		}
+	}
+	for i := range maxTracked + 100 {
+		g.begin("name"+strconv.Itoa(i), "10.0."+strconv.Itoa(i/250)+"."+strconv.Itoa(i%250))
+	}
+	if len(g.keys) > maxTracked {
+		t.Errorf("%d keys kept; the bound is %d", len(g.keys), maxTracked)
+	}
+}
