@@ -266,7 +266,7 @@ func (s *stdProgress) Write(b []byte) (int, error) {
 		if line != "" && !strings.ContainsAny(line, " :") {
 			s.n++
 			if s.n == 1 && s.w != nil {
-				fmt.Fprintln(s.w, "Compiling the Go standard library for WebAssembly (once per Go version; about a minute)…")
+				fmt.Fprintln(s.w, "Compiling the Go standard library for WebAssembly (once per Go version; a minute or two)…")
 			}
 		}
 	}

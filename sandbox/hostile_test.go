@@ -277,6 +277,8 @@ func TestWarmStdCoversLearnerBuilds(t *testing.T) {
 	}
 	// The learner's build, with -x: which tools did it run?
 	src := []byte("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"net/url\"\n\t\"text/template\"\n)\n\nvar (\n\t_ = json.Marshal\n\t_ = fmt.Sprint\n\t_ = url.Parse\n\t_ = template.New\n)\n")
+	// A source of its own, so that its own package is never cached.
+	src = append(src, "\n// "+strconv.FormatInt(time.Now().UnixNano(), 10)+"\n"...)
 	dir := filepath.Join(root, "m")
 	p := hostileProgram(src)
 	p.Files["learner.go"] = src
