@@ -461,6 +461,9 @@ type runResult struct {
 // net. Whatever the outcome, no process of the group outlives run.
 func (b *Builder) run(ctx context.Context, dir, tmp string, args []string, lim BuildLimits, watch io.Writer) runResult {
 	start := time.Now()
+	if lim.Wall <= 0 {
+		lim.Wall = maxBuildWall // a build always has a net
+	}
 	rctx, cancel := context.WithTimeout(ctx, lim.Wall)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, b.goBin, args...)

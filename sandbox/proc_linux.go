@@ -70,6 +70,13 @@ func setLimits(pid int, lim BuildLimits) error {
 		if v == 0 {
 			return nil
 		}
+		// Only lowering needs no privilege: never ask above the hard
+		// limit the judge itself was given.
+		var old unix.Rlimit
+		if err := unix.Prlimit(pid, res, nil, &old); err != nil {
+			return err
+		}
+		v = min(v, old.Max)
 		return unix.Prlimit(pid, res, &unix.Rlimit{Cur: v, Max: v}, nil)
 	}
 	// Soft and hard limit alike: at RLIMIT_CPU the kernel sends SIGKILL
