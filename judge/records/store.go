@@ -212,10 +212,3 @@ func msTime(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
-
-func timeMs(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
