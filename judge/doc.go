@@ -11,5 +11,8 @@
 // was the controller idempotent, did it stay within its safety bounds?
 //
 // The learner's code runs in the sandbox package; this package knows the
-// Kubernetes side and nothing of HTTP.
+// Kubernetes side and nothing of HTTP. Its answer is a verdict.Verdict:
+// package judge/verdict holds that contract and the words for every name in
+// it, so that the records, reports, pages and the command line read
+// verdicts without depending on this engine.
 package judge

@@ -3,6 +3,10 @@
 // failing tests, oracles and fault classes, and code similarity. It writes
 // them as CSV, JSON or one self-contained HTML file, and offers the pieces
 // the instructor pages share: highlighting, diffs and charts.
+//
+// It reads the records and the verdict vocabulary, never the engine: the
+// server and `judge report` alike describe the catalog's exercises to it as
+// Exercise values.
 package report
 
 import (
