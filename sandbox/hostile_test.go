@@ -307,3 +307,21 @@ func TestWarmStdCoversLearnerBuilds(t *testing.T) {
 		t.Errorf("after WarmStd a learner's build compiled %v, want only its own package main", compiled)
 	}
 }
+
+// What fails on the host's side is neither the program's nor the load's.
+func TestHostFailuresArePlainErrors(t *testing.T) {
+	b, root := testBuilder(t)
+	p := hostileProgram([]byte("package main\n"))
+	notDir := filepath.Join(root, "file")
+	os.WriteFile(notDir, nil, 0o644)
+	_, err := b.buildIn(context.Background(), p, DefaultBuildLimits(), notDir)
+	noGo := &Builder{goBin: filepath.Join(root, "no-go"), env: b.env, Limits: DefaultBuildLimits()}
+	_, err2 := noGo.Build(context.Background(), p)
+	for _, err := range []error{err, err2} {
+		var be *BuildError
+		var busy *BusyError
+		if err == nil || errors.As(err, &be) || errors.As(err, &busy) {
+			t.Errorf("got %T %v, want a plain error", err, err)
+		}
+	}
+}
