@@ -168,10 +168,10 @@ type test struct {
 }
 
 var (
-	scaleUp  = test{"scale-up", "convergence", nil}
-	scaleDn  = test{"scale-down", "convergence", nil}
-	restart  = test{"restart-after-write", "idempotency", []verdict.Fault{verdict.FaultCrashAfter, verdict.FaultRestart}}
-	dupEvent = test{"duplicate-events", "safety", []verdict.Fault{verdict.FaultDuplicate}}
+	scaleUp  = test{"scale-up", verdict.OracleConvergence, nil}
+	scaleDn  = test{"scale-down", verdict.OracleConvergence, nil}
+	restart  = test{"restart-after-write", verdict.OracleIdempotency, []verdict.Fault{verdict.FaultCrashAfter, verdict.FaultRestart}}
+	dupEvent = test{"duplicate-events", verdict.OracleSafety, []verdict.Fault{verdict.FaultDuplicate}}
 	allTests = []test{scaleUp, scaleDn, restart, dupEvent}
 )
 
