@@ -387,6 +387,9 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		}
 		diags := parseDiagnostics(r.stderr, dir, p)
 		if len(diags) == 0 {
+			if msg := unplacedError(r.stderr, p); msg != "" {
+				return res, &BuildError{Message: "your program could not be built: " + msg}
+			}
 			return res, fmt.Errorf("sandbox: go build failed: %s", firstLines(strings.ReplaceAll(r.stderr, tmp, "."), 20))
 		}
 		return res, &BuildError{Diagnostics: diags}
@@ -664,6 +667,42 @@ func parseDiagnostics(out, dir string, p Program) []Diagnostic {
 		diags = append(diags, d)
 	}
 	return diags
+}
+
+// hostTrouble marks messages of the machine's, not the program's.
+var hostTrouble = []string{"no space left on device", "permission denied", "read-only file system", "too many open files", "resource temporarily unavailable", "input/output error"}
+
+// unplacedError returns the message of an error without a position that
+// the toolchain reported for the package built, whose only untrusted file
+// is the learner's: the linker's "too much data" for globals that fit
+// one by one but not together, say. It returns "" for anything else,
+// which stays the host's error.
+func unplacedError(stderr string, p Program) string {
+	ip := modulePath(p.Files["go.mod"])
+	if pkg := path.Clean(strings.TrimPrefix(p.Package, "./")); pkg != "." {
+		ip = path.Join(ip, pkg)
+	}
+	var msg []string
+	in := false
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "# ") {
+			in = strings.TrimPrefix(line, "# ") == ip
+			continue
+		}
+		if in && strings.TrimSpace(line) != "" {
+			msg = append(msg, strings.TrimSpace(line))
+		}
+	}
+	text := strings.Join(msg, "; ")
+	for _, h := range hostTrouble {
+		if strings.Contains(strings.ToLower(text), h) {
+			return ""
+		}
+	}
+	if len(text) > 500 {
+		text = text[:500] + "…"
+	}
+	return text
 }
 
 var moduleRE = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
