@@ -106,7 +106,18 @@ func (s *Server) handleSignIn(c echo.Context) error {
 	if code == "" {
 		return fail("Enter your class's join code, or practise anonymously.")
 	}
-	l, token, err := s.db.SignInLearner(c.Request().Context(), name, code)
+	// What this browser practised anonymously comes along: its
+	// submissions, drafts and progress join the named learner's (a named
+	// learner's session is never merged into another).
+	prev, err := s.learner(c, false)
+	if err != nil {
+		return err
+	}
+	var anonID int64
+	if prev != nil && prev.Name == "" && prev.ClassID == 0 {
+		anonID = prev.ID
+	}
+	l, token, _, err := s.db.JoinClass(c.Request().Context(), name, code, anonID)
 	if errors.Is(err, records.ErrBadJoinCode) {
 		return fail("No class has that join code. Check it with your instructor.")
 	}

@@ -84,51 +84,8 @@ func (db *DB) NewAnonymousLearner(ctx context.Context) (l *Learner, token string
 // follow a person across devices; there is no password, which suits a
 // practice judge but means a classmate could sign in under another's name.
 func (db *DB) SignInLearner(ctx context.Context, name, joinCode string) (l *Learner, token string, err error) {
-	name, err = CleanName(name)
-	if err != nil {
-		return nil, "", err
-	}
-	code := NormalizeJoinCode(joinCode)
-	if code == "" {
-		return nil, "", ErrBadJoinCode
-	}
-	now := db.nowMs()
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		var classID int64
-		err := tx.QueryRowContext(ctx, "SELECT id FROM classes WHERE join_code = ?", code).Scan(&classID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrBadJoinCode
-		}
-		if err != nil {
-			return err
-		}
-		l = &Learner{Name: name, ClassID: classID}
-		var created int64
-		err = tx.QueryRowContext(ctx, "SELECT id, created_at FROM learners WHERE class_id = ? AND name = ?", classID, name).Scan(&l.ID, &created)
-		if errors.Is(err, sql.ErrNoRows) {
-			created = now
-			res, err := tx.ExecContext(ctx, "INSERT INTO learners(name, class_id, created_at) VALUES (?, ?, ?)", name, classID, now)
-			if err != nil {
-				return err
-			}
-			l.ID, err = res.LastInsertId()
-			if err != nil {
-				return err
-			}
-		} else if err != nil {
-			return err
-		}
-		l.CreatedAt = msTime(created)
-		token, err = insertSession(ctx, tx, "learner_id", l.ID, now, learnerSessionTTL)
-		return err
-	})
-	if errors.Is(err, ErrBadJoinCode) {
-		return nil, "", ErrBadJoinCode
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("sign in: %w", err)
-	}
-	return l, token, nil
+	l, token, _, err = db.JoinClass(ctx, name, joinCode, 0)
+	return l, token, err
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, col string, id, now int64, ttl time.Duration) (string, error) {
