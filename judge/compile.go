@@ -90,7 +90,7 @@ func learnerDiagnostics(ds []sandbox.Diagnostic, fileName string) []verdict.Diag
 			switch {
 			case strings.Contains(d.Message, "Reconcile"):
 				nd = verdict.Diagnostic{File: fileName, Line: 1, Message: "your file must define func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error)"}
-			case strings.Contains(d.Message, "main"):
+			case strings.Contains(d.Message, "main redeclared"), strings.Contains(d.Message, "other declaration of main"):
 				nd = verdict.Diagnostic{File: fileName, Line: 1, Message: "remove func main: the judge supplies it"}
 			default:
 				continue // an error in our files caused by the learner's shows up in theirs too
