@@ -25,7 +25,7 @@ func newCard(index int, t *verdict.TestResult) card {
 		c.Trace = c.Trace[c.TraceCut:]
 	}
 	if !c.Pass {
-		c.Timeline = timelineSVG(t.Timeline)
+		c.Timeline = timelineSVG(t)
 	}
 	return c
 }

@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"ctrljudge/judge/verdict"
@@ -11,93 +13,345 @@ import (
 // Timeline picture geometry, in SVG user units.
 const (
 	tlWidth   = 600
-	tlHeight  = 180
+	tlHeight  = 200
 	tlLeft    = 34
-	tlRight   = 12
-	tlTop     = 26
-	tlBottom  = 40
+	tlRight   = 16
+	tlTop     = 30
+	tlBottom  = 48
 	tlMarkRow = tlHeight - tlBottom + 14
 )
 
-// timelineSVG draws desired, actual and ready Pods per step as step lines,
-// with the controller's writes, injected faults and user actions marked
-// under the axis. Only numbers and fixed words reach the markup.
-func timelineSVG(points []verdict.TimelinePoint) template.HTML {
+// violation is what a safety failure's message says about the write that
+// broke the bound: the value it reached and the bound, for the actual
+// (upper bound) or the ready (lower bound) line.
+type violation struct {
+	value, bound int
+	upper        bool // a bound on the Pods there are; else on the Ready ones
+}
+
+// The models word their safety failures this way (judge/models.go,
+// judge/sim.go); the numbers are read back from those words. The exact
+// fields would be better (see timelineSVG).
+var (
+	reUpperValue = regexp.MustCompile(`\b(?:made|had) (\d+) Pods?\b`)
+	reUpperBound = regexp.MustCompile(`\bat most (\d+)\b`)
+	reLowerValue = regexp.MustCompile(`\bleft (\d+) Ready\b`)
+	reLowerBound = regexp.MustCompile(`\bat least (\d+) must stay Ready\b`)
+)
+
+func parseViolation(t *verdict.TestResult) *violation {
+	if t.Oracle != verdict.OracleSafety {
+		return nil
+	}
+	num := func(re *regexp.Regexp) (int, bool) {
+		m := re.FindStringSubmatch(t.Message)
+		if m == nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(m[1])
+		return n, err == nil && n < 1e6
+	}
+	if v, ok := num(reUpperValue); ok {
+		if b, ok := num(reUpperBound); ok {
+			return &violation{value: v, bound: b, upper: true}
+		}
+	}
+	if v, ok := num(reLowerValue); ok {
+		if b, ok := num(reLowerBound); ok {
+			return &violation{value: v, bound: b}
+		}
+	}
+	return nil
+}
+
+// placed is a timeline point at a step of the trace table.
+type placed struct {
+	verdict.TimelinePoint
+	at int // trace step
+}
+
+// placeOnTrace puts each timeline point at the step of the trace after
+// which it was sampled. Points and trace lines share the virtual time: the
+// engine samples the world once the test has set it up, after each change
+// of the test's and after each reconcile. So at each time, the points
+// sampled then fall, in order, on the last line before each reconcile
+// that starts at that time and on the time's last line. Points older than
+// the trace's first line (the trace keeps only the end of a run) are
+// placed on it, so the line starts from the value then in force.
+//
+// The exact step would be better: TimelinePoint.TraceStep (the trace's
+// step number when the point was sampled; see timelineSVG).
+func placeOnTrace(points []verdict.TimelinePoint, trace []verdict.TraceLine) []placed {
+	if len(trace) == 0 {
+		out := make([]placed, len(points))
+		for i, p := range points {
+			out[i] = placed{p, p.Step}
+		}
+		return out
+	}
+	var out []placed
+	for i := 0; i < len(points); {
+		tm := points[i].T
+		j := i
+		for j < len(points) && points[j].T == tm {
+			j++
+		}
+		// The candidate steps at this time, in order.
+		var slots []int
+		last := -1
+		for k, l := range trace {
+			if l.T != tm {
+				continue
+			}
+			if l.Actor == "controller" && strings.HasPrefix(l.Event, "reconcile ") && k > 0 && trace[k-1].T == tm {
+				slots = append(slots, trace[k-1].Step)
+			}
+			if l.Actor != "judge" {
+				last = l.Step
+			}
+		}
+		if last < 0 { // no line at this time: the last line before it
+			last = trace[0].Step
+			for _, l := range trace {
+				if l.T <= tm && l.Actor != "judge" {
+					last = l.Step
+				}
+			}
+		}
+		if len(slots) == 0 || slots[len(slots)-1] != last {
+			slots = append(slots, last)
+		}
+		n := j - i
+		for k := range n {
+			// The last n slots; when there are fewer, the first points share the first slot.
+			s := len(slots) - n + k
+			out = append(out, placed{points[i+k], slots[max(s, 0)]})
+		}
+		i = j
+	}
+	// Clamp to the trace's span, keeping the order.
+	first := trace[0].Step
+	for i := range out {
+		out[i].at = max(out[i].at, first)
+		if i > 0 {
+			out[i].at = max(out[i].at, out[i-1].at)
+		}
+	}
+	return out
+}
+
+// violatingStep is the step of the controller's last write before the
+// judge's verdict line: the write that broke the bound.
+func violatingStep(trace []verdict.TraceLine) int {
+	judged := len(trace)
+	for k := len(trace) - 1; k >= 0; k-- {
+		if trace[k].Actor == "judge" {
+			judged = k
+			break
+		}
+	}
+	for k := judged - 1; k >= 0; k-- {
+		if trace[k].Actor == "controller" && !strings.HasPrefix(trace[k].Event, "reconcile ") {
+			return trace[k].Step
+		}
+	}
+	if judged > 0 {
+		return trace[judged-1].Step
+	}
+	return -1
+}
+
+// timelineSVG draws a failing test's desired, actual and ready Pods as
+// step lines over the steps of its trace table, with the controller's
+// writes, injected faults and user actions marked under the axis; for a
+// safety failure also the bound and the write that broke it. Only numbers
+// and fixed words reach the markup.
+//
+// What the verdict does not say is derived: the step of each point from
+// the shared virtual time, and the bound and the violating value from the
+// failure's words. Two fields in verdict.TimelinePoint would make both
+// exact: TraceStep int `json:"trace_step"` (the trace's step number when
+// the point was sampled) and Bound int `json:"bound,omitempty"` (the
+// safety bound on Actual at that point), with the engine adding a last
+// point after the violating write.
+func timelineSVG(t *verdict.TestResult) template.HTML {
+	points := t.Timeline
 	if len(points) == 0 {
 		return ""
 	}
+	pts := placeOnTrace(points, t.Trace)
+	viol := parseViolation(t)
+	violAt := -1
+	if len(t.Trace) > 0 && t.Status != verdict.StatusPass {
+		violAt = violatingStep(t.Trace)
+	}
+
+	lo, hi := pts[0].at, pts[len(pts)-1].at
+	if len(t.Trace) > 0 {
+		lo, hi = t.Trace[0].Step, t.Trace[len(t.Trace)-1].Step
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
 	top := 1
 	writes, faults := 0, 0
-	for _, p := range points {
+	for _, p := range pts {
 		top = max(top, p.Desired, p.Actual, p.Ready)
 		switch p.Mark {
-		case "write":
+		case verdict.MarkWrite:
 			writes++
-		case "fault":
+		case verdict.MarkFault:
 			faults++
 		}
 	}
+	if viol != nil {
+		top = max(top, viol.value, viol.bound)
+	}
+	// One step of headroom, so the highest line does not run on the frame.
+	top++
 	plotW := float64(tlWidth - tlLeft - tlRight)
 	plotH := float64(tlHeight - tlTop - tlBottom)
-	x := func(i int) float64 {
-		if len(points) == 1 {
-			return tlLeft + plotW/2
-		}
-		return tlLeft + plotW*float64(i)/float64(len(points)-1)
-	}
+	x := func(step int) float64 { return tlLeft + plotW*float64(step-lo)/float64(hi-lo) }
 	y := func(v int) float64 { return tlTop + plotH*(1-float64(v)/float64(top)) }
-	line := func(class string, val func(verdict.TimelinePoint) int) string {
+
+	// A violation adds the value its write reached, at its step.
+	if viol != nil && violAt >= 0 {
+		last := pts[len(pts)-1]
+		p := placed{last.TimelinePoint, max(violAt, last.at)}
+		p.Mark = verdict.MarkWrite
+		if viol.upper {
+			p.Actual = viol.value
+		} else {
+			p.Ready = viol.value
+		}
+		pts = append(pts, p)
+	}
+	line := func(class string, val func(placed) int) string {
 		var b strings.Builder
-		for i, p := range points {
+		for i, p := range pts {
 			if i > 0 {
-				fmt.Fprintf(&b, " %.1f,%.1f", x(i), y(val(points[i-1])))
+				fmt.Fprintf(&b, " %.1f,%.1f", x(p.at), y(val(pts[i-1])))
 			}
-			fmt.Fprintf(&b, " %.1f,%.1f", x(i), y(val(p)))
+			fmt.Fprintf(&b, " %.1f,%.1f", x(p.at), y(val(p)))
+		}
+		// The last value holds to the end of the table.
+		if end := pts[len(pts)-1]; end.at < hi {
+			fmt.Fprintf(&b, " %.1f,%.1f", x(hi), y(val(end)))
 		}
 		return fmt.Sprintf(`<polyline class="tl-%s" fill="none" points="%s"/>`, class, strings.TrimSpace(b.String()))
 	}
 
 	var b strings.Builder
 	// The title doubles as the picture's text alternative.
-	title := fmt.Sprintf("Pods per step over %d steps: desired (dashed), actual and ready; %d writes and %d faults marked below the axis.",
-		points[len(points)-1].Step, writes, faults)
+	title := fmt.Sprintf("Pods from step %d to step %d of the table below: desired (dashed), actual and ready; %d writes and %d faults marked below the axis.",
+		lo, hi, writes, faults)
+	if viol != nil && violAt >= 0 {
+		if viol.upper {
+			title += fmt.Sprintf(" The write at step %d made %d Pods, over the limit of %d.", violAt, viol.value, viol.bound)
+		} else {
+			title += fmt.Sprintf(" The write at step %d left %d Ready, under the minimum of %d.", violAt, viol.value, viol.bound)
+		}
+	}
 	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %d %d" role="img" aria-label="%s">`, tlWidth, tlHeight, template.HTMLEscapeString(title))
 	fmt.Fprintf(&b, `<title>%s</title>`, template.HTMLEscapeString(title))
-	// Axes and the top value.
+
+	// The y-axis: every whole number up to 8, else about five to eight.
+	every := 1
+	for _, c := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		if every = c; top/c <= 8 {
+			break
+		}
+	}
+	for v := 0; v <= top; v += every {
+		if v > 0 {
+			fmt.Fprintf(&b, `<line class="tl-grid" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, tlLeft, y(v), tlWidth-tlRight, y(v))
+		}
+		fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%.1f" text-anchor="end">%d</text>`, tlLeft-6, y(v)+4, v)
+	}
 	fmt.Fprintf(&b, `<line class="tl-axis" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, tlLeft, y(0), tlWidth-tlRight, y(0))
-	fmt.Fprintf(&b, `<line class="tl-grid" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, tlLeft, y(top), tlWidth-tlRight, y(top))
-	fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%.1f" text-anchor="end">%d</text>`, tlLeft-6, y(top)+4, top)
-	fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%.1f" text-anchor="end">0</text>`, tlLeft-6, y(0)+4)
-	fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%d" text-anchor="end">step %d</text>`, tlWidth-tlRight, tlHeight-4, points[len(points)-1].Step)
-	fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%d">step %d</text>`, tlLeft, tlHeight-4, points[0].Step)
+
+	// The x-axis: the table's step numbers.
+	xevery := 1
+	for _, c := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		if xevery = c; (hi-lo)/c <= 12 {
+			break
+		}
+	}
+	for s := lo; s <= hi; s++ {
+		if s != lo && s != hi && s%xevery != 0 {
+			continue
+		}
+		if s != hi && hi-s < xevery/2 {
+			continue
+		}
+		fmt.Fprintf(&b, `<line class="tl-axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(s), y(0), x(s), y(0)+3)
+		fmt.Fprintf(&b, `<text class="tl-label" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x(s), tlHeight-6, s)
+	}
+	fmt.Fprintf(&b, `<text class="tl-label" x="%d" y="%d" text-anchor="end">step</text>`, tlLeft-6, tlHeight-6)
+
+	// The bound, from the step where the desired count last changed.
+	if viol != nil {
+		from := lo
+		for i := 1; i < len(pts); i++ {
+			if pts[i].Desired != pts[i-1].Desired {
+				from = pts[i].at
+			}
+		}
+		word := "at most"
+		if !viol.upper {
+			word = "at least"
+		}
+		fmt.Fprintf(&b, `<line class="tl-bound" x1="%.1f" y1="%.1f" x2="%d" y2="%.1f"/>`, x(from), y(viol.bound), tlWidth-tlRight, y(viol.bound))
+		fmt.Fprintf(&b, `<text class="tl-label tl-bound-label" x="%.1f" y="%.1f">%s %d</text>`, x(from)+4, y(viol.bound)-4, word, viol.bound)
+	}
+
 	// Marks: one row under the axis.
-	for i, p := range points {
-		cx := x(i)
+	for _, p := range pts {
+		cx := x(p.at)
 		switch p.Mark {
-		case "write":
+		case verdict.MarkWrite:
 			fmt.Fprintf(&b, `<circle class="tl-write" cx="%.1f" cy="%d" r="3"/>`, cx, tlMarkRow)
-		case "fault":
+		case verdict.MarkFault:
 			fmt.Fprintf(&b, `<path class="tl-fault" d="M%.1f %d l4.5 8 h-9 z"/>`, cx, tlMarkRow-5)
 			fmt.Fprintf(&b, `<line class="tl-fault-line" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f"/>`, cx, tlTop, cx, y(0))
-		case "user":
+		case verdict.MarkUser:
 			fmt.Fprintf(&b, `<rect class="tl-user" x="%.1f" y="%d" width="6" height="6"/>`, cx-3, tlMarkRow-3)
 		}
 	}
-	b.WriteString(line("ready", func(p verdict.TimelinePoint) int { return p.Ready }))
-	b.WriteString(line("actual", func(p verdict.TimelinePoint) int { return p.Actual }))
-	b.WriteString(line("desired", func(p verdict.TimelinePoint) int { return p.Desired }))
+	b.WriteString(line("ready", func(p placed) int { return p.Ready }))
+	b.WriteString(line("actual", func(p placed) int { return p.Actual }))
+	b.WriteString(line("desired", func(p placed) int { return p.Desired }))
+
+	// The violating write: a ring on the line it broke, and its step.
+	if viol != nil && violAt >= 0 {
+		vx, vy := x(violAt), y(viol.value)
+		fmt.Fprintf(&b, `<line class="tl-violation-line" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f"/>`, vx, tlTop, vx, y(0))
+		fmt.Fprintf(&b, `<circle class="tl-violation" cx="%.1f" cy="%.1f" r="5.5"/>`, vx, vy)
+		anchor, dx := "end", -8.0
+		if vx < tlLeft+plotW/2 {
+			anchor, dx = "start", 8
+		}
+		fmt.Fprintf(&b, `<text class="tl-label tl-violation-label" x="%.1f" y="%.1f" text-anchor="%s">✗ step %d: %d</text>`, vx+dx, vy+4, anchor, violAt, viol.value)
+	}
+
 	// Legend along the top.
 	legend := []struct{ class, word string }{{"desired", "desired"}, {"actual", "actual"}, {"ready", "ready"}}
 	lx := tlLeft
 	for _, l := range legend {
 		fmt.Fprintf(&b, `<line class="tl-%s" x1="%d" y1="10" x2="%d" y2="10"/><text class="tl-label" x="%d" y="14">%s</text>`, l.class, lx, lx+18, lx+22, l.word)
-		lx += 82
+		lx += 76
 	}
 	fmt.Fprintf(&b, `<circle class="tl-write" cx="%d" cy="10" r="3"/><text class="tl-label" x="%d" y="14">write</text>`, lx+4, lx+12)
-	lx += 64
+	lx += 58
 	fmt.Fprintf(&b, `<path class="tl-fault" d="M%d 5 l4.5 8 h-9 z"/><text class="tl-label" x="%d" y="14">fault</text>`, lx+4, lx+12)
-	lx += 64
+	lx += 56
 	fmt.Fprintf(&b, `<rect class="tl-user" x="%d" y="7" width="6" height="6"/><text class="tl-label" x="%d" y="14">user</text>`, lx+1, lx+12)
+	lx += 54
+	if viol != nil {
+		fmt.Fprintf(&b, `<line class="tl-bound" x1="%d" y1="10" x2="%d" y2="10"/><text class="tl-label" x="%d" y="14">limit</text>`, lx, lx+18, lx+22)
+		lx += 62
+		fmt.Fprintf(&b, `<circle class="tl-violation" cx="%d" cy="10" r="4"/><text class="tl-label" x="%d" y="14">violation</text>`, lx+4, lx+12)
+	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
