@@ -1,6 +1,9 @@
 package report
 
 import (
+	"cmp"
+	"slices"
+
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -15,7 +18,10 @@ type Analytics struct {
 	PassRate         float64 `json:"pass_rate"`
 	FirstTryPassRate float64 `json:"first_try_pass_rate"`
 	Submissions      int     `json:"submissions"`
-	Outcomes         []Count `json:"outcomes"`
+	// Outcomes count submits: each one's Share is of all the exercise's
+	// submits, so the shares add up to 100 % (give or take rounding), and
+	// Learners says how many learners had that outcome at least once.
+	Outcomes []Count `json:"outcomes"`
 	// AttemptsToSolve is how many submits solvers needed, in buckets.
 	AttemptsToSolve []Bucket `json:"attempts_to_solve"`
 	// The misconception map: what failed, by test, oracle and fault class.
@@ -27,9 +33,12 @@ type Analytics struct {
 
 // Count is how many learners (and submissions) showed something.
 type Count struct {
-	Name        string  `json:"name"`
-	Learners    int     `json:"learners"`
-	Share       float64 `json:"share"` // of learners who attempted
+	Name     string `json:"name"`
+	Learners int    `json:"learners"`
+	// Share is of the learners who attempted the exercise (a learner may
+	// show several, so shares need not add up to 100 %); for Outcomes, of
+	// the submits.
+	Share       float64 `json:"share"`
 	Submissions int     `json:"submissions"`
 }
 
@@ -70,6 +79,18 @@ func (t *tally) counts(attempted int) []Count {
 		out = append(out, Count{Name: name, Learners: len(ls), Share: ratio(len(ls), attempted), Submissions: t.subs[name]})
 	}
 	sortCounts(out)
+	return out
+}
+
+// submitCounts is counts with each share of all submits, most submits first.
+func (t *tally) submitCounts(submits int) []Count {
+	out := []Count{}
+	for name, ls := range t.learners {
+		out = append(out, Count{Name: name, Learners: len(ls), Share: ratio(t.subs[name], submits), Submissions: t.subs[name]})
+	}
+	slices.SortFunc(out, func(a, b Count) int {
+		return cmp.Or(b.Submissions-a.Submissions, b.Learners-a.Learners, cmp.Compare(a.Name, b.Name))
+	})
 	return out
 }
 
@@ -159,7 +180,7 @@ func analytics(in *Input, cols []ExerciseInfo, rows []*LearnerRow) []*Analytics 
 		}
 		a.PassRate = ratio(a.Solved, a.Attempted)
 		a.FirstTryPassRate = ratio(firstTry, a.Attempted)
-		a.Outcomes = outcomes.counts(a.Attempted)
+		a.Outcomes = outcomes.submitCounts(a.Submissions)
 		for i, b := range attemptBuckets {
 			a.AttemptsToSolve = append(a.AttemptsToSolve, Bucket{Label: b.label, Count: hist[i]})
 		}

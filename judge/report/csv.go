@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -41,7 +42,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		for _, c := range l.Cells {
 			score, best, latest := "", "", ""
 			if c.Best != nil {
-				score = strconv.FormatFloat(c.Best.Score()*100, 'f', -1, 64)
+				score = Percent(c.Best.Score())
 				best = string(c.Best.Outcome)
 			}
 			if c.Latest != nil {
@@ -68,6 +69,12 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// Percent writes a share as a percentage with at most one decimal: 0.118
+// is "11.8", never 11.799999999999999.
+func Percent(share float64) string {
+	return strconv.FormatFloat(math.Round(share*1000)/10, 'f', -1, 64)
 }
 
 // WriteJSON writes the whole report as indented JSON.

@@ -38,6 +38,7 @@ var Funcs = template.FuncMap{
 	"hist":        Histogram,
 	"countBars":   CountBars,
 	"outcomeBars": OutcomeBars,
+	"add":         func(a, b int) int { return a + b },
 }
 
 // CountBars turns counts into bars of the share of learners.
@@ -51,11 +52,17 @@ func CountBars(cs []Count) []Bar {
 
 var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(Funcs).ParseFS(templates, "templates/report.html.tmpl"))
 
-// OutcomeBars is CountBars with outcomes said in words.
+// OutcomeBars are outcomes said in words, each bar its share of the
+// submits (they add up to 100 %).
 func OutcomeBars(cs []Count) []Bar {
-	bars := CountBars(cs)
-	for i := range bars {
-		bars[i].Label = verdict.Outcome(bars[i].Label).Title()
+	var bars []Bar
+	for _, c := range cs {
+		s := "s"
+		if c.Submissions == 1 {
+			s = ""
+		}
+		bars = append(bars, Bar{Label: verdict.Outcome(c.Name).Title(), Value: c.Share,
+			Text: fmt.Sprintf("%s (%d submit%s)", pct(c.Share), c.Submissions, s)})
 	}
 	return bars
 }

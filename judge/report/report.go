@@ -40,6 +40,9 @@ type Exercise struct {
 	Title   string
 	Version string // the catalog's current version
 	Starter []byte // the starter code, which similarity leaves out
+	// Solution is the reference solution: learners' code close to it is
+	// listed for review. Nil lists nothing.
+	Solution []byte
 }
 
 // Load reads a class's records. exercises may be nil: exercises are then
@@ -101,7 +104,7 @@ type ExerciseInfo struct {
 	Version string     `json:"version,omitempty"` // the catalog's current version
 	Due     *time.Time `json:"due,omitempty"`
 
-	starter []byte
+	starter, solution []byte
 }
 
 // Label is the exercise's short display name.
@@ -135,6 +138,11 @@ func Compute(in *Input, opts Options) *Report {
 				r.code[s.ID] = s.Code
 			}
 		}
+		for _, m := range r.Similarity.Reference {
+			if s.ID == m.Submission {
+				r.code[s.ID] = s.Code
+			}
+		}
 	}
 	return r
 }
@@ -145,7 +153,7 @@ func exerciseColumns(in *Input) []ExerciseInfo {
 	var cols []ExerciseInfo
 	seen := map[string]bool{}
 	for _, e := range in.Exercises {
-		cols = append(cols, ExerciseInfo{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, starter: e.Starter})
+		cols = append(cols, ExerciseInfo{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, starter: e.Starter, solution: e.Solution})
 		seen[e.Slug] = true
 	}
 	var extra []string

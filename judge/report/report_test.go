@@ -20,7 +20,8 @@ func fixtureReport(t *testing.T) (*Report, *recordstest.Fixture) {
 	t.Helper()
 	f := recordstest.Seed(t)
 	in, err := Load(context.Background(), f.DB, f.Class.ID, []Exercise{{Slug: recordstest.ExerciseSlug, Number: recordstest.ExerciseNumber,
-		Title: recordstest.ExerciseTitle, Version: recordstest.ExerciseVersion, Starter: []byte(recordstest.Starter)}})
+		Title: recordstest.ExerciseTitle, Version: recordstest.ExerciseVersion, Starter: []byte(recordstest.Starter),
+		Solution: []byte(recordstest.Solution)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,57 @@ func TestReportFacts(t *testing.T) {
 			t.Errorf("Cleo's different code paired with %s: %+v", names, p)
 		}
 	}
+	// Ada sent the reference solution as it is, Ben a renamed copy; Cleo's
+	// own code is not listed.
+	ref := map[string]*ReferenceMatch{}
+	for _, m := range r.Similarity.Reference {
+		ref[m.Name] = m
+	}
+	if m := ref["Ada"]; m == nil || !m.Identical || m.Score != 1 {
+		t.Errorf("Ada's copy of the reference solution: %+v", m)
+	}
+	if m := ref["Ben"]; m == nil || m.Identical || m.Score < 0.9 {
+		t.Errorf("Ben's renamed reference solution: %+v", m)
+	}
+	if m := ref["Cleo"]; m != nil {
+		t.Errorf("Cleo's own code listed as close to the reference: %+v", m)
+	}
+	if len(r.Similarity.Reference) > 0 && r.Similarity.Reference[0].Name != "Ada" {
+		t.Errorf("identical copies come first: %+v", r.Similarity.Reference[0])
+	}
+
+	// Outcome shares are of the submits: they add up to 100 %.
+	sum, subs := 0.0, 0
+	for _, o := range a.Outcomes {
+		sum += o.Share
+		subs += o.Submissions
+	}
+	if subs != a.Submissions || sum < 0.99 || sum > 1.01 {
+		t.Errorf("outcomes %+v: %d submits of %d, shares add up to %v", a.Outcomes, subs, a.Submissions, sum)
+	}
 	_ = f
+}
+
+// TestScoresRounded: a score is written with at most one decimal.
+func TestScoresRounded(t *testing.T) {
+	for _, c := range []struct {
+		passed, total int
+		want          string
+	}{{2, 17, "11.8"}, {1, 3, "33.3"}, {3, 4, "75"}, {7, 7, "100"}, {0, 5, "0"}} {
+		r := &Report{Exercises: []ExerciseInfo{{Slug: "x"}}, Learners: []*LearnerRow{{ID: 1, Name: "A",
+			Cells: []*Cell{{Exercise: "x", Status: StatusAttempted, Best: &Result{Passed: c.passed, Total: c.total}}}}}}
+		var buf bytes.Buffer
+		if err := r.WriteCSV(&buf); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(&buf).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[1][5]; got != c.want {
+			t.Errorf("%d/%d: CSV score %q; want %q", c.passed, c.total, got, c.want)
+		}
+	}
 }
 
 func TestCSVInjectionNeutralised(t *testing.T) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"go/scanner"
 	"go/token"
@@ -34,6 +35,29 @@ const (
 type Similarity struct {
 	Threshold float64 `json:"threshold"`
 	Pairs     []*Pair `json:"pairs"`
+	// Reference lists latest submits close to the exercise's reference
+	// solution, by the same fingerprints (starter left out, but not the
+	// idioms the class shares: the whole class may be close to it).
+	Reference []*ReferenceMatch `json:"reference"`
+}
+
+// ReferenceMatch is a learner's latest submit of an exercise that shares
+// many fingerprints with the reference solution.
+type ReferenceMatch struct {
+	Exercise     string `json:"exercise"`
+	Learner      int64  `json:"learner"`
+	Name         string `json:"name"`
+	Submission   int64  `json:"submission"`
+	Fingerprints int    `json:"fingerprints"` // the submit's
+	Shared       int    `json:"shared"`       // fingerprints the solution has too
+	// Share is of the submit's fingerprints the solution has; Coverage,
+	// of the solution's that the submit has. Score is the larger.
+	Share    float64 `json:"share"`
+	Coverage float64 `json:"coverage"`
+	Score    float64 `json:"score"`
+	// Identical: the same code as the solution but for spaces and line
+	// breaks (comments and names count).
+	Identical bool `json:"identical"`
 }
 
 // Pair is two learners' latest submits of one exercise.
@@ -166,8 +190,46 @@ type candidate struct {
 	hashes  map[uint64]bool
 }
 
+// sameText says whether a and b differ at most in white space.
+func sameText(a, b []byte) bool {
+	fa, fb := bytes.Fields(a), bytes.Fields(b)
+	return len(fa) == len(fb) && len(fa) > 0 && slices.EqualFunc(fa, fb, bytes.Equal)
+}
+
+// referenceMatches compares each candidate with the reference solution;
+// it runs before the class's common fingerprints are dropped.
+func referenceMatches(col ExerciseInfo, cands []*candidate, skip map[uint64]bool, threshold float64) []*ReferenceMatch {
+	if len(col.solution) == 0 {
+		return nil
+	}
+	ref := map[uint64]bool{}
+	for _, f := range Fingerprints(col.solution) {
+		if !skip[f.Hash] {
+			ref[f.Hash] = true
+		}
+	}
+	var out []*ReferenceMatch
+	for _, c := range cands {
+		identical := sameText([]byte(c.sub.Code), col.solution)
+		shared := 0
+		for h := range c.hashes {
+			if ref[h] {
+				shared++
+			}
+		}
+		sa, sb := ratio(shared, len(c.hashes)), ratio(shared, len(ref))
+		score := max(sa, sb)
+		if !identical && (shared < minShared || score < threshold) {
+			continue
+		}
+		out = append(out, &ReferenceMatch{Exercise: col.Slug, Learner: c.learner.ID, Name: c.learner.Name, Submission: c.sub.ID,
+			Fingerprints: len(c.hashes), Shared: shared, Share: sa, Coverage: sb, Score: score, Identical: identical})
+	}
+	return out
+}
+
 func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
-	sim := Similarity{Threshold: threshold, Pairs: []*Pair{}}
+	sim := Similarity{Threshold: threshold, Pairs: []*Pair{}, Reference: []*ReferenceMatch{}}
 	learners := map[int64]*records.Learner{}
 	for _, l := range in.Learners {
 		learners[l.ID] = l
@@ -193,6 +255,8 @@ func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
 			}
 			cands = append(cands, c)
 		}
+		slices.SortFunc(cands, func(a, b *candidate) int { return cmp.Compare(a.learner.ID, b.learner.ID) })
+		sim.Reference = append(sim.Reference, referenceMatches(col, cands, skip, threshold)...)
 		if len(cands) >= commonMinLearners {
 			for h, n := range holders {
 				if float64(n) > commonShare*float64(len(cands)) {
@@ -202,7 +266,6 @@ func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
 				}
 			}
 		}
-		slices.SortFunc(cands, func(a, b *candidate) int { return cmp.Compare(a.learner.ID, b.learner.ID) })
 		for i, a := range cands {
 			for _, b := range cands[i+1:] {
 				shared := 0
@@ -225,9 +288,20 @@ func similarity(in *Input, cols []ExerciseInfo, threshold float64) Similarity {
 			}
 		}
 	}
+	slices.SortStableFunc(sim.Reference, func(a, b *ReferenceMatch) int {
+		return cmp.Or(-boolInt(a.Identical)+boolInt(b.Identical), cmp.Compare(b.Score, a.Score),
+			strings.Compare(a.Exercise, b.Exercise), cmp.Compare(a.Learner, b.Learner))
+	})
 	slices.SortStableFunc(sim.Pairs, func(a, b *Pair) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Shared, a.Shared),
 			strings.Compare(a.Exercise, b.Exercise), cmp.Compare(a.A.Learner, b.A.Learner), cmp.Compare(a.B.Learner, b.B.Learner))
 	})
 	return sim
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

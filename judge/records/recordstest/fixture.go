@@ -62,6 +62,10 @@ func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Resul
 }
 `
 
+// Solution is the fixture exercise's reference solution: Ada submits it
+// as it is, Ben a renamed copy.
+const Solution = solution
+
 const solution = `package main
 
 import (
