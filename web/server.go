@@ -114,7 +114,8 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
 		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue,
-		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts")})
+		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts"),
+		SiteURL: s.siteURL(pub)})
 	n := cfg.Workers
 	if n <= 0 || n > runtime.NumCPU() {
 		n = runtime.NumCPU()

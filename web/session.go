@@ -70,6 +70,7 @@ func (s *Server) setSession(c echo.Context, token string) {
 type signInPage struct {
 	pageBase
 	Name, Next, Error string
+	Code              string // the join code, filled in from a join link (?code=)
 }
 
 // handleSignInPage shows the sign-in form.
@@ -78,7 +79,8 @@ func (s *Server) handleSignInPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, "signin", signInPage{pageBase: s.base(c, l, "Sign in"), Next: localPath(c.QueryParam("next"))})
+	return s.render(c, http.StatusOK, "signin", signInPage{pageBase: s.base(c, l, "Sign in"), Next: localPath(c.QueryParam("next")),
+		Code: records.NormalizeJoinCode(c.QueryParam("code"))})
 }
 
 // handleSignIn signs a learner in with a display name and a class join
@@ -95,7 +97,7 @@ func (s *Server) handleSignIn(c echo.Context) error {
 			return err
 		}
 		return s.render(c, http.StatusUnprocessableEntity, "signin",
-			signInPage{pageBase: s.base(c, l, "Sign in"), Name: name, Next: next, Error: msg})
+			signInPage{pageBase: s.base(c, l, "Sign in"), Name: name, Next: next, Error: msg, Code: code})
 	}
 	if name == "" {
 		return fail("Enter the name your instructor will see.")

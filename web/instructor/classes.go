@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,15 +47,31 @@ func (h *handler) handleCreateClass(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return seeOther(c, fmt.Sprintf("/classes/%d", cl.ID), "Class created. Learners join with code "+cl.JoinCode+".")
+	return seeOther(c, fmt.Sprintf("/classes/%d", cl.ID), "Class created. Learners join with code "+cl.JoinCode+
+		", or hand out the join link "+h.joinLink(c, cl)+".")
 }
 
 type matrixPage struct {
 	page
-	Report *report.Report
-	Sort   string
-	Desc   bool
-	Rows   []*report.LearnerRow
+	Report   *report.Report
+	Sort     string
+	Desc     bool
+	Rows     []*report.LearnerRow
+	JoinLink string // the sign-in page with the class's code filled in
+}
+
+// Columns is how many columns the matrix has.
+func (p matrixPage) Columns() int { return 3 + len(p.Report.Exercises) }
+
+// LearnerLink is a learner's page, filtered to one exercise if given.
+func (p matrixPage) LearnerLink(learner int64, exercise string) string {
+	return link(fmt.Sprintf("%s/classes/%d/learners/%d", p.Base, p.Class.ID, learner), "exercise", exercise)
+}
+
+// ShowLink opens one submission on its learner's page.
+func (p matrixPage) ShowLink(learner int64, exercise string, submission int64) string {
+	return link(fmt.Sprintf("%s/classes/%d/learners/%d", p.Base, p.Class.ID, learner), "exercise", exercise,
+		"show", strconv.FormatInt(submission, 10))
 }
 
 // SortLink is the query for sorting by key: the same key flips the order.
@@ -142,11 +159,30 @@ func (h *handler) handleMatrix(c echo.Context) error {
 	}
 	desc := c.QueryParam("desc") == "1"
 	return h.render(c, http.StatusOK, "matrix", matrixPage{page: h.page(c, cl.Name), Report: r, Sort: key, Desc: desc,
-		Rows: sortRows(r, key, desc)})
+		Rows: sortRows(r, key, desc), JoinLink: h.joinLink(c, cl)})
 }
 
-// dueLayout is what the due-date form sends (datetime-local, read as UTC).
+// dueLayout is what the due-date form's datetime-local input holds. The
+// page's script reads it in the browser's time zone and sends the instant
+// as due_utc (RFC 3339); without the script, due is read as UTC.
 const dueLayout = "2006-01-02T15:04"
+
+// parseDue reads the due-date form: due_utc if the script sent it, else
+// due as UTC; zero clears the date.
+func parseDue(due, dueUTC string) (time.Time, error) {
+	due, dueUTC = strings.TrimSpace(due), strings.TrimSpace(dueUTC)
+	switch {
+	case dueUTC != "":
+		t, err := time.Parse(time.RFC3339Nano, dueUTC)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return t.UTC().Truncate(time.Minute), nil
+	case due != "":
+		return time.ParseInLocation(dueLayout, due, time.UTC)
+	}
+	return time.Time{}, nil
+}
 
 // handleSetDue sets or clears an exercise's due date.
 func (h *handler) handleSetDue(c echo.Context) error {
@@ -155,19 +191,20 @@ func (h *handler) handleSetDue(c echo.Context) error {
 	if !h.knownExercise(c, cl, slug) {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "no such exercise in this class")
 	}
-	var due time.Time
-	if v := strings.TrimSpace(c.FormValue("due")); v != "" {
-		var err error
-		if due, err = time.ParseInLocation(dueLayout, v, time.UTC); err != nil {
-			return echo.NewHTTPError(http.StatusUnprocessableEntity, "a due date looks like 2026-03-01T17:00 (UTC)")
-		}
+	due, err := parseDue(c.FormValue("due"), c.FormValue("due_utc"))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "a due date looks like 2026-03-01T17:00 (UTC)")
 	}
 	if err := h.DB.SetDueDate(c.Request().Context(), cl.ID, slug, due); err != nil {
 		return err
 	}
 	msg := "Due date for " + slug + " cleared."
 	if !due.IsZero() {
-		msg = "Due date for " + slug + " set to " + due.Format("2006-01-02 15:04") + " UTC."
+		msg = "Due date for " + slug + " set to " + due.Format("2006-01-02 15:04") + " UTC"
+		if loc, err := time.LoadLocation(c.FormValue("tz")); err == nil && loc != time.UTC && c.FormValue("tz") != "" {
+			msg += " (" + due.In(loc).Format("2006-01-02 15:04 MST") + ", " + loc.String() + ")"
+		}
+		msg += "."
 	}
 	return seeOther(c, fmt.Sprintf("/classes/%d", cl.ID), msg)
 }

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // due dates are confirmed in the instructor's zone, wherever the server runs
 
 	"github.com/labstack/echo/v4"
 
@@ -41,6 +42,11 @@ type Deps struct {
 	ClientKey func(echo.Context) string
 	// SignInLimit, if set, guards POST /login (a limit per address).
 	SignInLimit echo.MiddlewareFunc
+	// SiteURL is the learner site's address as browsers reach it, without
+	// a trailing slash (the server's public URL if set, else the
+	// request's scheme and host); join links start with it. nil means the
+	// request's host over http, or https for a TLS request.
+	SiteURL func(echo.Context) string
 }
 
 const (
@@ -49,6 +55,7 @@ const (
 	csrfContext = "csrf"
 	csrfField   = "_csrf"
 	cssName     = "instructor.css"
+	jsName      = "instructor.js"
 )
 
 //go:embed templates/*.html
@@ -56,6 +63,9 @@ var templateFS embed.FS
 
 //go:embed static/instructor.css
 var css []byte
+
+//go:embed static/instructor.js
+var js []byte
 
 type handler struct {
 	Deps
@@ -79,6 +89,7 @@ func Register(g *echo.Group, d Deps) {
 		g.Add(method, path, fn, append([]echo.MiddlewareFunc{withBase(path)}, mws...)...)
 	}
 	route(http.MethodGet, "/static/"+cssName, h.handleCSS)
+	route(http.MethodGet, "/static/"+jsName, h.handleJS)
 	route(http.MethodGet, "/login", h.handleLoginPage)
 	route(http.MethodPost, "/login", h.handleLogin, signInLimit...)
 	route(http.MethodPost, "/logout", h.handleLogout)
@@ -94,6 +105,7 @@ func Register(g *echo.Group, d Deps) {
 	route(http.MethodGet, "/classes/:class/learners/:learner", h.handleLearner, auth, owns)
 	route(http.MethodGet, "/classes/:class/similarity", h.handleSimilarity, auth, owns)
 	route(http.MethodGet, "/classes/:class/similarity/:a/:b", h.handlePair, auth, owns)
+	route(http.MethodGet, "/classes/:class/reference/:a", h.handleReference, auth, owns)
 	route(http.MethodGet, "/classes/:class/report.:format", h.handleExport, auth, owns)
 }
 
@@ -109,6 +121,7 @@ var protectedRoutes = []struct{ Method, Path string }{
 	{http.MethodGet, "/classes/:class/learners/:learner"},
 	{http.MethodGet, "/classes/:class/similarity"},
 	{http.MethodGet, "/classes/:class/similarity/:a/:b"},
+	{http.MethodGet, "/classes/:class/reference/:a"},
 	{http.MethodGet, "/classes/:class/report.:format"},
 }
 
@@ -222,20 +235,39 @@ func parsePages() map[string]*template.Template {
 	for k, v := range report.Funcs {
 		funcs[k] = v
 	}
-	funcs["query"] = func(kv ...string) string {
-		q := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i+1] != "" {
-				q.Set(kv[i], kv[i+1])
-			}
-		}
-		return q.Encode()
-	}
+	// Links are built in Go (see link) and given to templates whole, as
+	// href="{{.}}": a query string built in a template and placed after a
+	// "?" would be escaped again, "=" and "&" included.
 	funcs["datetimeLocal"] = func(t *time.Time) string {
 		if t == nil {
 			return ""
 		}
-		return t.UTC().Format("2006-01-02T15:04")
+		return t.UTC().Format(dueLayout)
+	}
+	// when shows a time as a <time> element: UTC in the page, the
+	// browser's time zone once the script has run.
+	funcs["when"] = func(t any) template.HTML {
+		var tm time.Time
+		switch t := t.(type) {
+		case time.Time:
+			tm = t
+		case *time.Time:
+			if t != nil {
+				tm = *t
+			}
+		}
+		if tm.IsZero() {
+			return ""
+		}
+		tm = tm.UTC()
+		return template.HTML(`<time class="local" datetime="` + tm.Format(time.RFC3339) + `">` + tm.Format("2006-01-02 15:04") + ` UTC</time>`)
+	}
+	// utc is a time in the form <time datetime> and JavaScript read.
+	funcs["utc"] = func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
 	}
 	names, err := fs.Glob(templateFS, "templates/page_*.html")
 	if err != nil {
@@ -269,6 +301,48 @@ func (h *handler) handleCSS(c echo.Context) error {
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", css)
 }
 
+// handleJS serves the pages' script: the theme toggle, due dates in the
+// browser's time zone, and the join link's copy button.
+func (h *handler) handleJS(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", js)
+}
+
+// link is path with a query of the non-empty values among kv (name, value,
+// name, value…), encoded once: the whole href a template writes.
+func link(path string, kv ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+// siteURL is the learner site's address for links handed out.
+func (h *handler) siteURL(c echo.Context) string {
+	if h.SiteURL != nil {
+		if u := h.SiteURL(c); u != "" {
+			return strings.TrimSuffix(u, "/")
+		}
+	}
+	scheme := "http"
+	if c.IsTLS() {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host
+}
+
+// JoinLink is the address learners open to join class cl: the sign-in
+// page with the code filled in.
+func (h *handler) joinLink(c echo.Context, cl *records.Class) string {
+	return h.siteURL(c) + "/signin?" + url.Values{"code": {cl.JoinCode}}.Encode()
+}
+
 // seeOther redirects within the group, with an optional message.
 func seeOther(c echo.Context, path, done string) error {
 	u := base(c) + path
@@ -286,7 +360,7 @@ func ReportExercises(cat *judge.Catalog) []report.Exercise {
 	}
 	out := make([]report.Exercise, len(cat.Exercises))
 	for i, e := range cat.Exercises {
-		out[i] = report.Exercise{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, Starter: e.Starter}
+		out[i] = report.Exercise{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, Starter: e.Starter, Solution: e.Solution}
 	}
 	return out
 }

@@ -3,12 +3,15 @@ package instructor
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -157,7 +160,8 @@ func TestEveryRouteRefusesOthers(t *testing.T) {
 // so a new route cannot miss the authorization test.
 func TestRoutesListed(t *testing.T) {
 	ts := newTestServer(t)
-	public := map[string]bool{"GET /login": true, "POST /login": true, "POST /logout": true, "GET /static/" + cssName: true, "GET ": true}
+	public := map[string]bool{"GET /login": true, "POST /login": true, "POST /logout": true, "GET /static/" + cssName: true,
+		"GET /static/" + jsName: true, "GET ": true}
 	listed := map[string]bool{}
 	for _, r := range protectedRoutes {
 		listed[r.Method+" "+r.Path] = true
@@ -370,5 +374,91 @@ func TestMatrixSort(t *testing.T) {
 func fixtureCatalog() *judge.Catalog {
 	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
 		Title: recordstest.ExerciseTitle, Chapter: recordstest.ExerciseChapter, Version: recordstest.ExerciseVersion,
-		Starter: []byte(recordstest.Starter)}}}
+		Starter: []byte(recordstest.Starter), Solution: []byte(recordstest.Solution)}}}
+}
+
+// TestLinksWork: every link on the matrix and the learner pages is a
+// path with a query encoded once, and following it answers 200 with what
+// it names (the exercise filter, the submission shown, the diff).
+func TestLinksWork(t *testing.T) {
+	ts := newTestServer(t)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
+	href := regexp.MustCompile(`href="([^"]*)"`)
+	seen := map[string]bool{}
+	var follow func(path string, depth int)
+	follow = func(path string, depth int) {
+		rec := ts.do(http.MethodGet, path, owner, nil)
+		if rec.Code != http.StatusOK {
+			t.Errorf("GET %s: %d", path, rec.Code)
+			return
+		}
+		for _, m := range href.FindAllStringSubmatch(rec.Body.String(), -1) {
+			u := html.UnescapeString(m[1])
+			if strings.Contains(strings.ToLower(u), "%3d") || strings.Contains(strings.ToLower(u), "%26") {
+				t.Errorf("%s links to %q: its query is escaped twice", path, u)
+			}
+			if !strings.HasPrefix(u, prefix+"/classes/") || strings.Contains(u, "/report.") || seen[u] {
+				continue
+			}
+			seen[u] = true
+			if depth > 0 {
+				follow(u, depth-1)
+			}
+		}
+	}
+	follow(fmt.Sprintf("%s/classes/%d", prefix, ts.f.Class.ID), 2)
+	ada := ts.f.Learners["Ada"].ID
+	var filter, show, compare bool
+	for u := range seen {
+		switch {
+		case strings.Contains(u, fmt.Sprintf("/learners/%d?exercise=reconcile-loop&show=", ada)):
+			show = true
+			body := ts.do(http.MethodGet, u, owner, nil).Body.String()
+			if !strings.Contains(body, "<h2>Submission ") {
+				t.Errorf("%s shows no submission", u)
+			}
+		case strings.HasSuffix(u, fmt.Sprintf("/learners/%d?exercise=reconcile-loop", ada)):
+			filter = true
+		case strings.Contains(u, fmt.Sprintf("/learners/%d?a=", ada)) || strings.Contains(u, "&a="):
+			compare = true
+			body := ts.do(http.MethodGet, u, owner, nil).Body.String()
+			if !strings.Contains(body, "Changes from ") && !strings.Contains(body, "have the same code") {
+				t.Errorf("%s compares nothing", u)
+			}
+		}
+	}
+	if !filter || !show || !compare {
+		t.Errorf("links seen: filter %v, show %v, compare %v; all: %v", filter, show, compare, seen)
+	}
+}
+
+// TestJoinLinkAndLocalDue: the matrix hands out a join link on the site's
+// address; a due date sent as a UTC instant by the page's script is kept.
+func TestJoinLinkAndLocalDue(t *testing.T) {
+	ts := newTestServer(t)
+	owner := ts.login("Grace", recordstest.OwnerPassword)
+	path := fmt.Sprintf("%s/classes/%d", prefix, ts.f.Class.ID)
+	body := ts.do(http.MethodGet, path, owner, nil).Body.String()
+	if want := `value="http://example.com/signin?code=` + ts.f.Class.JoinCode + `"`; !strings.Contains(body, want) {
+		t.Errorf("matrix lacks the join link %s", want)
+	}
+	rec := ts.do(http.MethodPost, path+"/due", owner, url.Values{"exercise": {"reconcile-loop"}, "due": {"2026-04-01T14:00"},
+		"due_utc": {"2026-04-01T12:00:00.000Z"}, "tz": {"Europe/Paris"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("set due: %d %s", rec.Code, rec.Body)
+	}
+	if loc := rec.Header().Get("Location"); !strings.Contains(loc, "12%3A00+UTC") || !strings.Contains(loc, "Europe%2FParis") {
+		t.Errorf("confirmation %q", loc)
+	}
+	due, err := ts.f.DB.DueDates(context.Background(), ts.f.Class.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := due["reconcile-loop"]; !got.Equal(time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)) {
+		t.Errorf("due %v; want 12:00 UTC", got)
+	}
+	body = ts.do(http.MethodGet, path, owner, nil).Body.String()
+	if !strings.Contains(body, `data-utc="2026-04-01T12:00:00Z"`) || !strings.Contains(body, `<time class="local" datetime="2026-04-01T12:00:00Z">`) {
+		t.Error("the matrix does not give the script the due date's instant")
+	}
 }

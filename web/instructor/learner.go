@@ -2,6 +2,7 @@ package instructor
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -24,7 +25,45 @@ type learnerPage struct {
 	DiffA       *records.Submission
 	DiffB       *records.Submission
 	Diff        []report.DiffLine
+
+	all []*records.Submission // newest first
 }
+
+// path is the learner's page, with no query.
+func (p learnerPage) path() string {
+	return fmt.Sprintf("%s/classes/%d/learners/%d", p.Base, p.Class.ID, p.Learner.ID)
+}
+
+// FilterLink lists the learner's submissions of one exercise ("" for all).
+func (p learnerPage) FilterLink(exercise string) string { return link(p.path(), "exercise", exercise) }
+
+// ViewLink opens a submission, keeping the current filter.
+func (p learnerPage) ViewLink(id int64) string {
+	return link(p.path(), "exercise", p.Exercise, "show", strconv.FormatInt(id, 10))
+}
+
+// CompareLink compares submission a with b, keeping the filter.
+func (p learnerPage) CompareLink(a, b int64) string {
+	return link(p.path(), "exercise", p.Exercise, "a", strconv.FormatInt(a, 10), "b", strconv.FormatInt(b, 10))
+}
+
+// Previous is the learner's submission of the same exercise sent before s
+// (nil if none): what "changes" compares s with.
+func (p learnerPage) Previous(s *records.Submission) *records.Submission {
+	for i, x := range p.all {
+		if x.ID == s.ID {
+			for _, y := range p.all[i+1:] {
+				if y.Exercise == s.Exercise && y.RejudgeOf == 0 {
+					return y
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Action is the learner page's own path, for its compare form.
+func (p learnerPage) Action() string { return p.path() }
 
 // handleLearner shows a learner's submissions, newest first; ?show=ID
 // opens one (code and verdict), ?a=ID&b=ID compares two.
@@ -46,7 +85,7 @@ func (h *handler) handleLearner(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := learnerPage{page: h.page(c, l.Name+" · "+cl.Name), Learner: l, Exercise: c.QueryParam("exercise")}
+	p := learnerPage{page: h.page(c, l.Name+" · "+cl.Name), Learner: l, Exercise: c.QueryParam("exercise"), all: all}
 	seen := map[string]bool{}
 	byID := map[int64]*records.Submission{}
 	for i := len(all) - 1; i >= 0; i-- {
