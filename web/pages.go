@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,9 +21,15 @@ const historyLimit = 20
 // exerciseRow is one line of an exercise list.
 type exerciseRow struct {
 	Ex     *judge.Exercise
-	Status string // "", tried, solved
-	Hidden bool   // filtered out (server side, for pages without script)
+	Status string    // "", tried, solved
+	Hidden bool      // filtered out (server side, for pages without script)
+	Due    time.Time // the class's due date; zero when none
 }
+
+// DueISO and DueText are the due date for the page's script (which shows
+// it in the learner's time zone) and for pages without script.
+func (r exerciseRow) DueISO() string  { return r.Due.UTC().Format(time.RFC3339) }
+func (r exerciseRow) DueText() string { return dueText(r.Due) }
 
 // StatusWord is the status as shown.
 func (r exerciseRow) StatusWord() string {
@@ -63,12 +70,17 @@ type homePage struct {
 	Chapters      []chapterRows
 	Solved, Total int
 	Filters       filters
+	Tried         bool            // the learner has tried something
+	FirstStep     *judge.Exercise // where to start, or go on; nil once all are solved
+	FirstChapter  *judge.Chapter
 }
 
-func (s *Server) rows(exs []*judge.Exercise, progress map[string]string, f filters) []exerciseRow {
+// rows lists exercises by number with the learner's status and due dates.
+func (s *Server) rows(exs []*judge.Exercise, progress map[string]string, due map[string]time.Time, f filters) []exerciseRow {
+	exs = byNumber(exs)
 	rows := make([]exerciseRow, 0, len(exs))
 	for _, e := range exs {
-		r := exerciseRow{Ex: e, Status: progress[e.Slug]}
+		r := exerciseRow{Ex: e, Status: progress[e.Slug], Due: due[e.Slug]}
 		r.Hidden = !f.match(r)
 		rows = append(rows, r)
 	}
@@ -86,9 +98,14 @@ func (s *Server) handleHome(c echo.Context) error {
 		return fmt.Errorf("progress: %w", err)
 	}
 	f := filters{Q: c.QueryParam("q"), Difficulty: c.QueryParam("difficulty"), Status: c.QueryParam("status")}
-	p := homePage{pageBase: s.base(c, l, "Exercises"), Filters: f, Total: len(s.cat.Exercises)}
+	p := homePage{pageBase: s.base(c, l, "Exercises"), Filters: f, Total: len(s.cat.Exercises),
+		Tried: len(progress) > 0, FirstStep: s.firstStep(progress)}
+	due := s.dueDates(c, l)
 	for _, ch := range s.cat.Chapters {
-		p.Chapters = append(p.Chapters, chapterRows{Chapter: ch, Rows: s.rows(ch.Exercises, progress, f)})
+		p.Chapters = append(p.Chapters, chapterRows{Chapter: ch, Rows: s.rows(ch.Exercises, progress, due, f)})
+	}
+	if p.FirstStep != nil {
+		p.FirstChapter = s.cat.Chapter(p.FirstStep.Chapter)
 	}
 	for _, e := range s.cat.Exercises {
 		if progress[e.Slug] == "solved" {
@@ -102,6 +119,7 @@ type chapterPage struct {
 	pageBase
 	Chapter chapterRows
 	Body    template.HTML
+	TOC     []tocEntry
 }
 
 // handleChapter shows a chapter and its exercises.
@@ -120,8 +138,9 @@ func (s *Server) handleChapter(c echo.Context) error {
 	}
 	return s.render(c, http.StatusOK, "chapter", chapterPage{
 		pageBase: s.base(c, l, ch.Title),
-		Chapter:  chapterRows{Chapter: ch, Rows: s.rows(ch.Exercises, progress, filters{})},
+		Chapter:  chapterRows{Chapter: ch, Rows: s.rows(ch.Exercises, progress, s.dueDates(c, l), filters{})},
 		Body:     s.docs.chapter[ch.Slug],
+		TOC:      tableOfContents(s.docs.chapter[ch.Slug]),
 	})
 }
 
@@ -160,6 +179,8 @@ type exercisePage struct {
 	Last      *results
 	Data      template.JS
 	Commands  []string
+	Due       exerciseRow // its due date in the learner's class, if any
+	Next      *judge.Exercise
 }
 
 type solutionPart struct {
@@ -203,6 +224,10 @@ func (s *Server) handleExercise(c echo.Context) error {
 		Statement: s.docs.statement[ex.Slug],
 		History:   history,
 		Commands:  localCommands(ex),
+		Next:      s.next(ex, progress),
+	}
+	if due := s.dueDates(c, l); !due[ex.Slug].IsZero() {
+		p.Due = exerciseRow{Ex: ex, Due: due[ex.Slug]}
 	}
 	if solved {
 		p.Solution = s.solution(ex)
@@ -216,7 +241,10 @@ func (s *Server) handleExercise(c echo.Context) error {
 		}
 		if sub.Done() && len(sub.Verdict) > 0 {
 			if v, err := verdict.Decode(sub.Verdict); err == nil {
-				r := newResults(v, sub.DurationMs)
+				r := s.newResults(ex, v, sub.DurationMs)
+				if r.Next != nil {
+					r.Next = p.Next
+				}
 				p.Last = &r
 			}
 		}

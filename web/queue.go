@@ -50,6 +50,7 @@ type job struct {
 	mode     verdict.Mode
 	code     []byte
 	seed     uint64
+	only     string // judge just this test (a run of one test); "" for all of the mode's
 	addr     string // the client address that sent it; "" for recovered jobs and re-judges
 	running  bool   // already marked running in the store (a recovered job)
 	rejudge  bool   // an instructor's re-judge: not counted against the learner

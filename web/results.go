@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 
+	"ctrljudge/judge"
 	"ctrljudge/judge/verdict"
 )
 
@@ -12,6 +13,7 @@ type card struct {
 	Index    int
 	Test     *verdict.TestResult
 	Pass     bool
+	Open     bool // shown unfolded: the first failing card only
 	Trace    []verdict.TraceLine
 	TraceCut int // lines left out at the start
 	Timeline template.HTML
@@ -19,6 +21,7 @@ type card struct {
 
 func newCard(index int, t *verdict.TestResult) card {
 	c := card{Index: index, Test: t, Pass: t.Status == verdict.StatusPass}
+	c.Open = !c.Pass
 	c.Trace = t.Trace
 	if n := len(c.Trace); n > verdict.MaxTraceLines {
 		c.TraceCut = n - verdict.MaxTraceLines
@@ -37,12 +40,31 @@ type results struct {
 	Total   int
 	Ms      int64
 	Cards   []card
+	Failed  []card          // the failing cards, for the summary at the top
+	Only    string          // a run of this one test, not of the sample tests
+	Next    *judge.Exercise // after an accepted submit: where to go on
 }
 
 func newResults(v *verdict.Verdict, ms int64) results {
 	r := results{Verdict: v, Title: v.Outcome.Title(), Total: len(v.Tests), Ms: ms}
 	for i := range v.Tests {
-		r.Cards = append(r.Cards, newCard(i+1, &v.Tests[i]))
+		c := newCard(i+1, &v.Tests[i])
+		c.Open = !c.Pass && len(r.Failed) == 0
+		r.Cards = append(r.Cards, c)
+		if !c.Pass {
+			r.Failed = append(r.Failed, c)
+		}
+	}
+	return r
+}
+
+// newResults is newResults with what the exercise adds: whether the run
+// judged one test, and the next exercise after an accepted submit.
+func (s *Server) newResults(ex *judge.Exercise, v *verdict.Verdict, ms int64) results {
+	r := newResults(v, ms)
+	r.Only = onlyTest(ex, v)
+	if ex != nil && v.Mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted {
+		r.Next = s.next(ex, nil)
 	}
 	return r
 }
@@ -50,6 +72,7 @@ func newResults(v *verdict.Verdict, ms int64) results {
 // doneEvent is the stream's final event for a verdict: the whole result,
 // rendered, plus what the page's script needs to act on it.
 func (s *Server) doneEvent(v *verdict.Verdict, ms int64) map[string]any {
+	ex, _ := s.cat.Find(v.Exercise)
 	return map[string]any{
 		"outcome":     v.Outcome,
 		"title":       v.Outcome.Title(),
@@ -58,7 +81,7 @@ func (s *Server) doneEvent(v *verdict.Verdict, ms int64) map[string]any {
 		"mode":        v.Mode,
 		"diagnostics": v.Diagnostics,
 		"solved":      v.Mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted,
-		"html":        s.renderPart("results", newResults(v, ms)),
+		"html":        s.renderPart("results", s.newResults(ex, v, ms)),
 	}
 }
 

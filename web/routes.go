@@ -18,6 +18,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = s.ipExtractor()
 	e.Use(middleware.Recover(), securityHeaders, s.secureCookies, middleware.BodyLimit(maxBodySize), csrf())
+	e.Use(gzipPages())
 
 	e.GET("/", s.handleHome)
 	e.GET("/chapters/:slug", s.handleChapter)
@@ -30,6 +31,7 @@ func (s *Server) routes() *echo.Echo {
 	e.PUT("/api/exercises/:id/draft", s.handleSaveDraft, limit(draftBurst, draftEvery, "draft saves"))
 	e.POST("/api/exercises/:id/submissions", s.handleSubmit, limit(submitBurst, submitEvery, "submissions"))
 	e.GET("/api/submissions/:id/events", s.handleEvents)
+	e.GET("/api/submissions/:id", s.handleAttempt)
 	e.GET("/static/:name", s.handleStatic)
 	e.HEAD("/static/:name", s.handleStatic)
 	e.GET("/healthz", s.handleHealth)
@@ -43,10 +45,11 @@ type pageBase struct {
 	Learner *records.Learner
 	CSRF    string
 	Path    string
+	Class   string // the signed-in learner's class name
 }
 
 func (s *Server) base(c echo.Context, l *records.Learner, title string) pageBase {
-	return pageBase{Title: title, Learner: l, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI()}
+	return pageBase{Title: title, Learner: l, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI(), Class: s.className(c, l)}
 }
 
 // render writes a whole page. Pages are per learner, so never shared caches.

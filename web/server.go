@@ -253,10 +253,11 @@ func (s *Server) judgeJob(j *job) {
 	// The engine's own safety net, here around the build as well.
 	jctx, cancel := context.WithTimeout(s.judgeCtx, judge.MaxJudgeTime)
 	v := s.safeJudge(jctx, judge.Submission{
-		Exercise: j.ex, Code: j.code, FileName: j.ex.FileName(), Mode: j.mode, Seed: j.seed,
+		Exercise: j.ex, Code: j.code, FileName: j.ex.FileName(), Mode: j.engineMode(), Only: j.only, Seed: j.seed,
 		Progress: func(ev verdict.Event) { s.progress(j, ev) },
 	})
 	cancel()
+	v = j.asRun(v)
 	ms := time.Since(start).Milliseconds()
 	if s.judgeCtx.Err() != nil {
 		s.abandon(j, "server shutting down")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -20,6 +21,9 @@ const retryAfterSeconds = 5
 type codeRequest struct {
 	Code string `json:"code"`
 	Mode string `json:"mode"` // submissions only: run or submit
+	// Only, with mode run, judges just the test with this name, faults
+	// included, as a run: it never solves the exercise.
+	Only string `json:"only,omitempty"`
 }
 
 // readCode decodes a JSON body holding code and checks its size.
@@ -97,6 +101,14 @@ func (s *Server) handleSubmit(c echo.Context) error {
 	if mode != verdict.ModeRun && mode != verdict.ModeSubmit {
 		return echo.NewHTTPError(http.StatusBadRequest, `mode must be "run" or "submit"`)
 	}
+	if req.Only != "" {
+		if mode != verdict.ModeRun {
+			return echo.NewHTTPError(http.StatusBadRequest, `"only" goes with mode "run": one test never solves an exercise`)
+		}
+		if !slices.Contains(testNames(ex), req.Only) {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("exercise %d has no test named %q", ex.Number, clipName(req.Only)))
+		}
+	}
 	l, err := s.learner(c, false)
 	if err != nil {
 		return err
@@ -140,8 +152,17 @@ func (s *Server) handleSubmit(c echo.Context) error {
 	}
 	j := newJob(sub.ID, l.ID, ex, mode, []byte(req.Code), sub.Seed)
 	j.addr = addr
+	j.only = req.Only
 	s.q.push(j)
 	return c.JSON(http.StatusAccepted, submitResponse{ID: sub.ID, Events: eventsURL(sub.ID), Position: s.q.position(j)})
 }
 
 func eventsURL(id int64) string { return "/api/submissions/" + strconv.FormatInt(id, 10) + "/events" }
+
+// clipName keeps an unknown test name short in an error message.
+func clipName(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
+}

@@ -107,6 +107,43 @@
     });
   }
 
+  // The split between the editor and the results, in the right pane.
+  function initHSplit() {
+    const bar = $("#hsplit");
+    const pane = $(".pane.right");
+    const ed = $("#editor");
+    if (!bar || !pane || !ed) return;
+    const set = (pct, keep) => {
+      pct = Math.max(20, Math.min(85, pct));
+      pane.style.setProperty("--editor", pct + "%");
+      bar.setAttribute("aria-valuenow", String(Math.round(pct)));
+      if (keep !== false) { try { localStorage.setItem("cj-hsplit", String(pct)); } catch (e) {} }
+    };
+    let saved = null;
+    try { saved = parseFloat(localStorage.getItem("cj-hsplit")); } catch (e) {}
+    if (saved) set(saved, false);
+    bar.addEventListener("pointerdown", (e) => {
+      e.preventDefault();
+      bar.setPointerCapture(e.pointerId);
+      const move = (ev) => {
+        const top = ed.getBoundingClientRect().top;
+        const r = pane.getBoundingClientRect();
+        set(((ev.clientY - top) / (r.bottom - top)) * 100);
+      };
+      const up = () => {
+        bar.removeEventListener("pointermove", move);
+        bar.removeEventListener("pointerup", up);
+      };
+      bar.addEventListener("pointermove", move);
+      bar.addEventListener("pointerup", up);
+    });
+    bar.addEventListener("keydown", (e) => {
+      const now = parseFloat(bar.getAttribute("aria-valuenow"));
+      if (e.key === "ArrowUp") { e.preventDefault(); set(now - 5); }
+      if (e.key === "ArrowDown") { e.preventDefault(); set(now + 5); }
+    });
+  }
+
   // The exercise page.
   function initExercise() {
     const dataEl = $("#page-data");
@@ -114,6 +151,7 @@
     const page = JSON.parse(dataEl.textContent);
     initTabs($(".pane.left"));
     initSplitter();
+    initHSplit();
 
     const status = $("#status");
     const results = $("#results");
@@ -219,6 +257,19 @@
     buttons.run.addEventListener("click", () => judge("run"));
     buttons.submit.addEventListener("click", () => judge("submit"));
     results.addEventListener("click", (e) => {
+      const only = e.target.closest("button.run-only");
+      if (only) { judge("run", only.dataset.test); return; }
+      const jump = e.target.closest("a.jump");
+      if (jump) {
+        const card = document.getElementById("card-" + jump.dataset.index);
+        if (card) {
+          e.preventDefault();
+          $("details", card).open = true;
+          card.scrollIntoView({ block: "start" });
+          $("summary", card).focus();
+        }
+        return;
+      }
       const b = e.target.closest("button.goto");
       if (b && editor.view) {
         const doc = editor.view.state.doc;
@@ -237,16 +288,19 @@
       $("#console").setAttribute("aria-busy", String(on));
     };
 
-    async function judge(mode) {
+    async function judge(mode, only) {
       if (busy) return;
       setBusy(true);
       editor.markDiagnostics([]);
       results.textContent = "";
-      status.textContent = mode === "run" ? "Sending your code (sample tests)…" : "Sending your code (all tests)…";
+      status.textContent = only ? "Sending your code (only “" + only + "”)…" :
+        mode === "run" ? "Sending your code (sample tests)…" : "Sending your code (all tests)…";
       try {
         const c = editor.getCode();
+        const body = { mode, code: c };
+        if (only) body.only = only;
         const r = await fetch("/api/exercises/" + page.id + "/submissions", {
-          method: "POST", headers, body: JSON.stringify({ mode, code: c }), credentials: "same-origin",
+          method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin",
         });
         if (!r.ok) {
           let msg = await errorText(r);
@@ -292,6 +346,9 @@
       es.addEventListener("test", (e) => {
         const d = data(e);
         cards.insertAdjacentHTML("beforeend", d.html); // rendered and escaped by the server
+        // Only the first failing card stays open.
+        const failed = $$(".card.fail", cards);
+        if (failed.length > 1) $("details", failed[failed.length - 1]).open = false;
         setBar(d.index, d.total);
       });
       es.addEventListener("done", (e) => {
@@ -338,9 +395,41 @@
     async function refreshHistory() {
       try {
         const r = await fetch("/exercises/" + page.id + "/history", { credentials: "same-origin" });
-        if (r.ok) $("#panel-history").innerHTML = await r.text();
+        if (r.ok) {
+          $("#panel-history").innerHTML = await r.text();
+          localTimes($("#panel-history"));
+        }
       } catch (e) {}
     }
+    // History: an old attempt's result in the results pane, or its code
+    // back in the editor.
+    $("#panel-history").addEventListener("click", async (e) => {
+      const b = e.target.closest("button.attempt-view, button.attempt-restore");
+      if (!b || busy) return;
+      const restore = b.classList.contains("attempt-restore");
+      if (restore && editor.getCode() !== lastSaved && !confirm("Replace the code in the editor with this attempt's? Your current code is not saved yet.")) return;
+      try {
+        const r = await fetch("/api/submissions/" + b.dataset.id, { credentials: "same-origin" });
+        if (!r.ok) throw new Error(await errorText(r));
+        const a = await r.json();
+        const when = localFormat ? localFormat.format(new Date(a.when)) : a.when;
+        $$("#panel-history tr.shown").forEach((tr) => tr.classList.remove("shown"));
+        const row = b.closest("tr");
+        if (row) row.classList.add("shown");
+        if (restore) {
+          editor.setCode(a.code);
+          editor.markDiagnostics([]);
+          status.textContent = "Restored the code of your attempt of " + when + " (" + a.title + "). Run or Submit to judge it again.";
+        } else {
+          results.innerHTML = a.html; // rendered and escaped by the server
+          status.textContent = "Your attempt of " + when + ": " + a.title + ".";
+        }
+        $("#console").scrollTop = 0;
+        if (window.matchMedia("(max-width: 820px)").matches) (restore ? mount : $("#console")).scrollIntoView({ block: "start" });
+      } catch (err) {
+        status.textContent = "Could not load that attempt: " + err.message;
+      }
+    });
     async function unlockSolution() {
       try {
         const r = await fetch("/exercises/" + page.id + "/solution", { credentials: "same-origin" });
@@ -375,8 +464,60 @@
     });
   }
 
+  // Times: the server sends ISO timestamps (and UTC text for pages
+  // without script); show them in the learner's own time zone.
+  const localFormat = (() => {
+    try {
+      return new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    } catch (e) { return null; }
+  })();
+  const shortFormat = (() => {
+    try {
+      return new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+    } catch (e) { return null; }
+  })();
+  function localTimes(root) {
+    if (!localFormat) return;
+    $$("time[data-local]", root).forEach((t) => {
+      const d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      t.title = t.textContent;
+      t.textContent = (t.dataset.local === "short" && shortFormat ? shortFormat : localFormat).format(d);
+    });
+  }
+
+  // Copy buttons: any button.copy copies its data-copy.
+  function initCopy() {
+    document.addEventListener("click", async (e) => {
+      const b = e.target.closest("button.copy");
+      if (!b) return;
+      const text = b.dataset.copy || "";
+      let ok = false;
+      try {
+        await navigator.clipboard.writeText(text);
+        ok = true;
+      } catch (err) {
+        // Without the async clipboard (no secure context): a selection.
+        const ta = document.createElement("textarea");
+        ta.value = text;
+        ta.setAttribute("readonly", "");
+        ta.style.position = "fixed";
+        ta.style.opacity = "0";
+        document.body.appendChild(ta);
+        ta.select();
+        try { ok = document.execCommand("copy"); } catch (err2) {}
+        ta.remove();
+      }
+      b.textContent = ok ? "Copied" : "Select and copy";
+      b.classList.toggle("done", ok);
+      setTimeout(() => { b.textContent = "Copy"; b.classList.remove("done"); }, 1600);
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     initTheme();
+    initCopy();
+    localTimes();
     initAnchors();
     initFilters();
     initExercise();
