@@ -60,7 +60,7 @@ func newAPIServer(rng *rand.Rand, now func() time.Time) *apiServer {
 const (
 	// maxObjectBytes is the largest object stored, encoded: etcd's
 	// default request limit (--max-request-bytes, 1.5 MiB).
-	maxObjectBytes = 3 << 19
+	maxObjectBytes = ctrl.MaxObjectBytes
 	// maxAnnotationBytes is Kubernetes' limit on an object's annotations,
 	// keys and values together.
 	maxAnnotationBytes = 256 << 10
@@ -219,10 +219,12 @@ func qualifiedName(k string) string {
 // validateMeta checks what a create or update sets in metadata: name,
 // namespace, labels and annotations, as the real API server does.
 func validateMeta(k ctrl.Kind, m *ctrl.ObjectMeta) *ctrl.StatusError {
-	if why := dnsSubdomain(m.Name); why != "" {
-		return apiErr(422, ctrl.ReasonInvalid, objRef(k, m.Name)+" is invalid: metadata.name: "+why)
+	if m.Name != "" || m.GenerateName == "" { // a generated name is valid when its prefix is
+		if why := dnsSubdomain(m.Name); why != "" {
+			return apiErr(422, ctrl.ReasonInvalid, objRef(k, m.Name)+" is invalid: metadata.name: "+why)
+		}
 	}
-	if why := dnsLabel(m.Namespace); why != "" {
+	if why := dnsLabel(m.Namespace); m.Namespace != "" && why != "" { // "" becomes "default" on create
 		return invalid(k, m.Name, "metadata.namespace", "Invalid value \""+shown(m.Namespace)+"\": "+why)
 	}
 	for _, key := range sortedKeys(m.Labels) {
@@ -252,8 +254,7 @@ func validateMeta(k ctrl.Kind, m *ctrl.ObjectMeta) *ctrl.StatusError {
 func (s *apiServer) admit(o ctrl.Object, key string, size int) *ctrl.StatusError {
 	m := o.GetObjectMeta()
 	if size > maxObjectBytes {
-		return apiErr(413, ctrl.ReasonRequestEntityTooLarge, objRef(o.GetObjectKind(), m.Name)+" is too large: "+mib(size)+
-			" encoded; the API server stores at most "+mib(maxObjectBytes)+" per object (etcd's request limit)")
+		return tooBig(o.GetObjectKind(), m.Name, size)
 	}
 	old, exists := s.size[key]
 	if !exists && len(s.objs) >= maxObjects {
@@ -262,9 +263,15 @@ func (s *apiServer) admit(o ctrl.Object, key string, size int) *ctrl.StatusError
 	}
 	if s.bytes-old+size > maxStoredBytes {
 		return apiErr(403, ctrl.ReasonForbidden, objRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: storing its "+
-			mib(size)+" would bring this test's cluster to "+mib(s.bytes-old+size)+"; it holds at most "+mib(maxStoredBytes))
+			thousands(int64(size))+" bytes would bring this test's cluster to "+thousands(int64(s.bytes-old+size))+
+			" bytes; it holds at most "+thousands(maxStoredBytes)+" ("+mib(maxStoredBytes)+")")
 	}
 	return nil
+}
+
+func tooBig(k ctrl.Kind, name string, size int) *ctrl.StatusError {
+	return apiErr(413, ctrl.ReasonRequestEntityTooLarge, objRef(k, name)+" is too large: "+mib(size)+
+		" encoded; the API server stores at most "+mib(maxObjectBytes)+" per object (etcd's request limit)")
 }
 
 // mib writes a byte count in MiB with two decimals, or in bytes when small.
@@ -289,21 +296,42 @@ func objSize(o ctrl.Object) int { return len(ctrl.AppendObject(nil, o)) }
 // create stores a new object. keepStatus is for objects seeded by a test;
 // the API server otherwise starts a new object's status empty.
 func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.StatusError) {
+	// Checked in the real API server's order (validation, then quota,
+	// then storage), except that size comes first, and all before any
+	// copy is made: a refusal costs one encoding. The size is the
+	// object's as sent; the server's own fields add a few dozen bytes.
+	k, im := in.GetObjectKind(), in.GetObjectMeta()
+	size := objSize(in)
+	if size > maxObjectBytes {
+		return nil, tooBig(k, im.Name+im.GenerateName, size)
+	}
+	if im.Name == "" {
+		if im.GenerateName == "" {
+			return nil, apiErr(422, ctrl.ReasonInvalid, shown(string(k))+" is invalid: metadata.name or metadata.generateName is required")
+		}
+		// As Kubernetes: the prefix may end in '-'.
+		if why := dnsSubdomain(strings.TrimSuffix(im.GenerateName, "-") + "a"); why != "" {
+			return nil, apiErr(422, ctrl.ReasonInvalid, shown(string(k))+" is invalid: metadata.generateName: Invalid value \""+
+				shown(im.GenerateName)+"\": "+why)
+		}
+	}
+	if err := validateMeta(k, im); err != nil {
+		return nil, err
+	}
+	if im.ResourceVersion != "" {
+		return nil, apiErr(422, ctrl.ReasonInvalid, objRef(k, im.Name)+" is invalid: resourceVersion must not be set on create")
+	}
+	if err := s.admit(in, "", size); err != nil {
+		return nil, err
+	}
 	o := ctrl.DeepCopy(in)
 	m := o.GetObjectMeta()
 	if m.Namespace == "" {
 		m.Namespace = "default"
 	}
 	if m.Name == "" {
-		if m.GenerateName == "" {
-			return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" is invalid: metadata.name or metadata.generateName is required")
-		}
-		// As Kubernetes: the prefix may end in '-', and only its first
-		// 58 characters are kept, so the name fits 63 with the suffix.
-		if why := dnsSubdomain(strings.TrimSuffix(m.GenerateName, "-") + "a"); why != "" {
-			return nil, apiErr(422, ctrl.ReasonInvalid, string(o.GetObjectKind())+" is invalid: metadata.generateName: Invalid value \""+
-				shown(m.GenerateName)+"\": "+why)
-		}
+		// Only the prefix's first 58 characters are kept, so the name
+		// with its suffix fits 63.
 		base := m.GenerateName
 		if len(base) > maxGeneratedBase {
 			base = base[:maxGeneratedBase]
@@ -315,19 +343,8 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 			}
 		}
 	}
-	if err := validateMeta(o.GetObjectKind(), m); err != nil {
-		return nil, err
-	}
-	if m.ResourceVersion != "" {
-		return nil, apiErr(422, ctrl.ReasonInvalid, objRef(o.GetObjectKind(), m.Name)+" is invalid: resourceVersion must not be set on create")
-	}
 	if s.objs[keyOf(o)] != nil {
-		return nil, apiErr(409, ctrl.ReasonAlreadyExists, objRef(o.GetObjectKind(), m.Name)+" already exists")
-	}
-	// Sized before the server's own fields (a few dozen bytes) are set,
-	// so that a refusal uses up no UID or resourceVersion.
-	if err := s.admit(o, keyOf(o), objSize(o)); err != nil {
-		return nil, err
+		return nil, apiErr(409, ctrl.ReasonAlreadyExists, objRef(k, m.Name)+" already exists")
 	}
 	m.UID = s.newUID()
 	m.ResourceVersion = s.nextRV()
@@ -387,6 +404,9 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 	cur, err := s.current(in)
 	if err != nil {
 		return nil, err
+	}
+	if n := objSize(in); n > maxObjectBytes {
+		return nil, tooBig(in.GetObjectKind(), in.GetObjectMeta().Name, n) // before any copy of it is made
 	}
 	o := ctrl.DeepCopy(in)
 	cm, m := cur.GetObjectMeta(), o.GetObjectMeta()

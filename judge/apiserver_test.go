@@ -301,7 +301,7 @@ func TestQuotaOnObjects(t *testing.T) {
 		}
 	}
 	_, err = s.create(configMap("mb-2", map[string]string{"k": mb}), false)
-	if err == nil || err.Code != 403 || !strings.Contains(err.Message, "holds at most 3.00 MiB") {
+	if err == nil || err.Code != 403 || !strings.Contains(err.Message, "holds at most 3,145,728 (3.00 MiB)") {
 		t.Fatalf("a third MiB: %v", err)
 	}
 	sum := 0

@@ -33,6 +33,14 @@ const (
 	// timeline and output are left out, so the first failures stay
 	// complete and the later ones are cut first.
 	maxVerdictBytes = 256 << 10
+	// maxTrafficBytes bounds the bytes of calls and replies between a
+	// test's controller and the cluster. The reference solutions move
+	// well under a MiB; the cap keeps the unmetered work of encoding,
+	// copying and decoding to about a second.
+	maxTrafficBytes = 64 << 20
+	// maxReplyBytes bounds one reply, below the sandbox's 4 MiB per
+	// message.
+	maxReplyBytes = 3<<20 + 512<<10
 )
 
 // clip cuts s to its first max bytes, on a rune boundary, and adds a note

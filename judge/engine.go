@@ -258,6 +258,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 		if v.Message == "" {
 			v.Message = "Your code did not compile."
 		}
+		boundVerdict(v)
 		e.remember(vkey, v)
 		progress(verdict.Event{Phase: verdict.PhaseDone})
 		return v
@@ -306,6 +307,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 		}
 	}
 	v.Timings.TotalMs = time.Since(start).Milliseconds()
+	boundVerdict(v)
 	e.remember(vkey, v)
 	progress(verdict.Event{Phase: verdict.PhaseDone})
 	return v
@@ -353,16 +355,22 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
 		}()
 	}
-	shrunk := false
+	shrunk, used := false, 0
 	for i, t := range tests {
 		progress(verdict.Event{Phase: verdict.PhaseRunning, Index: i + 1, Total: len(tests), Name: t.Name})
 		<-done[i]
 		if r := &results[i]; r.Status != verdict.StatusPass && !shrunk {
 			// The first failure is the one a learner reads first: find the
 			// fewest planned faults that still make it fail the same way.
+			// It takes a slot like any test, so that no more instances
+			// (each up to the sandbox's memory limit) run at once than
+			// there are slots.
 			shrunk = true
+			sem <- struct{}{}
 			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+			<-sem
 		}
+		used = keepWithin(&results[i], used)
 		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
 	}
 	return results

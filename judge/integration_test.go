@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +104,15 @@ func TestLearnerFiles(t *testing.T) {
 				case "output":
 					if !strings.Contains(first.Output, val) {
 						t.Errorf("output %q lacks %q", first.Output, val)
+					}
+				case "trace":
+					if !slices.ContainsFunc(first.Trace, func(l verdict.TraceLine) bool { return strings.Contains(l.Event, val) }) {
+						t.Errorf("no trace line has %q: %+v", val, first.Trace)
+					}
+				case "verdict-max-bytes":
+					b, _ := json.Marshal(v)
+					if max, _ := strconv.Atoi(val); len(b) > max {
+						t.Errorf("verdict of %d bytes, more than %d", len(b), max)
 					}
 				case "output-truncated":
 					if !first.OutputTruncated || len(first.Output) > maxOutputBytes {

@@ -115,7 +115,7 @@ func (s *sim) play(t *Test) {
 	}
 	if n := len(s.writeLog) - writes; n > 0 {
 		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
-			plural(n, "write")+": "+strings.Join(s.writeLog[writes:], ", ")+". A converged controller must make none.")
+			plural(n, "write")+": "+joinList(s.writeLog[writes:], maxMessageBytes/2)+". A converged controller must make none.")
 		return
 	}
 	if ok, why := s.model.converged(s.world); !ok {
@@ -123,7 +123,7 @@ func (s *sim) play(t *Test) {
 		return
 	}
 	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.writeLog) {
-		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+listOrNone(s.writeLog)+".")
+		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+joinList(s.writeLog, maxMessageBytes/2)+".")
 	}
 }
 

@@ -84,6 +84,7 @@ type sim struct {
 	timers   []timer
 	timerSeq int
 	dropped  int // events missed since the last resync
+	traffic  int // bytes of the controller's calls and their replies, against maxTrafficBytes
 
 	// newController starts a controller process; ctl is the live one,
 	// nil after a crash until the next reconcile starts another.
@@ -140,7 +141,7 @@ func (s *sim) now() time.Time { return epoch.Add(s.clock) }
 
 func (s *sim) logf(actor string, parts ...string) {
 	s.traceN++
-	s.trace = append(s.trace, verdict.TraceLine{Step: s.traceN, T: s.clock.Milliseconds(), Actor: actor, Event: strings.Join(parts, "")})
+	s.trace = append(s.trace, verdict.TraceLine{Step: s.traceN, T: s.clock.Milliseconds(), Actor: actor, Event: clip(strings.Join(parts, ""), maxTraceEvent)})
 	if len(s.trace) > 4*verdict.MaxTraceLines {
 		s.trace = append(s.trace[:0], s.trace[len(s.trace)-verdict.MaxTraceLines:]...)
 	}
@@ -164,6 +165,7 @@ func thousands(n int64) string {
 
 func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
+		msg = clip(msg, maxMessageBytes)
 		s.fail = &failure{oracle, msg}
 		s.logf("judge", "✗ ", msg)
 	}
@@ -446,9 +448,9 @@ func (s *sim) reconcile(key string) {
 	if r := s.rec.result; r == nil {
 		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
 	} else if r.HasError {
-		s.lastErr[key] = r.Text
+		s.lastErr[key] = clip(r.Text, maxErrorText)
 		d := s.queue.addRateLimited(key, s.clock)
-		s.logf("controller", "returned error: ", r.Text, " (retry in ", d.String(), ")")
+		s.logf("controller", "returned error: ", clip(r.Text, maxTraceText), " (retry in ", d.String(), ")")
 	} else {
 		s.lastErr[key] = ""
 		s.queue.forget(key)
@@ -511,11 +513,7 @@ func (s *sim) trapped(err error) {
 	}
 	switch trap.Kind {
 	case sandbox.TrapPanic:
-		msg := "Your controller panicked: " + trap.Message
-		if fr := learnerFrames(trap.Stack, s.fileName); len(fr) > 0 {
-			msg += "\n" + strings.Join(fr, "\n")
-		}
-		s.failf(verdict.OracleRuntime, msg)
+		s.failf(verdict.OracleRuntime, "Your controller panicked: "+learnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
 	case sandbox.TrapFuel:
 		if trap.Total {
 			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
@@ -566,7 +564,10 @@ func (s *sim) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		s.failf(verdict.OracleBudget, "Reconcile #"+strconv.Itoa(s.rec.n)+" made more than "+strconv.Itoa(maxCallsPerReconcile)+" calls to the cluster in one pass.")
 		return nil, errStop
 	}
-	if op == 0 || op >= uint32(ctrl.OpResult)+1 {
+	if s.charge(len(msg)) {
+		return nil, errStop
+	}
+	if op == 0 || op >= uint32(ctrl.OpLimit) {
 		return nil, errors.New("unknown operation " + strconv.Itoa(int(op)))
 	}
 	c, err := ctrl.DecodeCall(ctrl.Op(op), msg)
@@ -585,6 +586,8 @@ func (s *sim) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		s.out.WriteString("\n")
 	case ctrl.OpResult:
 		s.rec.result = &c
+	case ctrl.OpTooLarge:
+		r = s.tooLarge(c)
 	case ctrl.OpGet:
 		r = s.cacheGet(c)
 	case ctrl.OpList:
@@ -596,7 +599,7 @@ func (s *sim) HandleCall(op uint32, msg []byte) ([]byte, error) {
 			return nil, stop
 		}
 	}
-	return ctrl.AppendReply(nil, c.Op, &r), nil
+	return s.reply(c.Op, &r)
 }
 
 func (s *sim) cacheGet(c ctrl.Call) ctrl.Reply {
@@ -680,7 +683,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	name := c.Key.Name
 	if after != nil {
 		name = after.GetObjectMeta().Name
-		if d := s.model.detail(after); d != "" {
+		if d := clip(s.model.detail(after), maxDetail); d != "" {
 			desc += " " + d
 		}
 	} else if c.Object != nil {
@@ -689,13 +692,14 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			name = c.Object.GetObjectMeta().GenerateName + "…"
 		}
 	}
+	name = shown(name)
 	if err != nil {
 		s.writeLog = append(s.writeLog, desc+" (failed: "+err.Reason+")")
 		s.logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
 		return ctrl.Reply{Err: err}, nil
 	}
 	s.writeLog = append(s.writeLog, desc)
-	s.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(s.model.detail(after)))
+	s.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(clip(s.model.detail(after), maxDetail)))
 	s.mark(verdict.MarkWrite)
 	if v := s.model.checkWrite(s.world, &write{Verb: verb, Object: after, Before: before}); v != "" {
 		s.failf(verdict.OracleSafety, v)

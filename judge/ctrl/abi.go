@@ -52,6 +52,11 @@ const OpLimit = opLimit
 // under the sandbox's limit.
 const MaxRequestBytes = 3 << 20
 
+// MaxObjectBytes is the largest object the API server stores, encoded:
+// etcd's default request limit, 1.5 MiB. A module does not send a larger
+// one either, but an OpTooLarge call that names it.
+const MaxObjectBytes = 3 << 19
+
 // maxTextBytes bounds a log line or error text a module sends; the judge
 // keeps far less of either.
 const maxTextBytes = 64 << 10
@@ -98,7 +103,12 @@ type Reply struct {
 }
 
 func appendCall(b []byte, c *Call) []byte {
-	e := encoder{b}
+	e := encoder{b: b}
+	e.call(c)
+	return e.b
+}
+
+func (e *encoder) call(c *Call) {
 	switch c.Op {
 	case OpGet, OpDelete:
 		e.str(string(c.Kind))
@@ -125,7 +135,6 @@ func appendCall(b []byte, c *Call) []byte {
 		e.str(c.Key.Namespace)
 		e.str(c.Key.Name)
 	}
-	return e.b
 }
 
 // DecodeCall decodes a call the module made. It rejects anything malformed.
@@ -172,7 +181,7 @@ func DecodeCall(op Op, b []byte) (Call, error) {
 
 // AppendReply appends the wire form of the judge's reply to op.
 func AppendReply(b []byte, op Op, r *Reply) []byte {
-	e := encoder{b}
+	e := encoder{b: b}
 	if r.Err != nil {
 		e.bool(true)
 		e.varint(int64(r.Err.Code))

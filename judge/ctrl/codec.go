@@ -13,7 +13,13 @@ import (
 
 var errMalformed = errors.New("malformed message")
 
-type encoder struct{ b []byte }
+type encoder struct {
+	b []byte
+	// limit, when above 0, is a message size past which strings are
+	// counted in skipped instead of copied: the size of an oversized
+	// request is known without building it.
+	limit, skipped int
+}
 
 func (e *encoder) uvarint(v uint64) {
 	for v >= 0x80 {
@@ -27,6 +33,10 @@ func (e *encoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
 
 func (e *encoder) str(s string) {
 	e.uvarint(uint64(len(s)))
+	if e.limit > 0 && len(e.b)+e.skipped+len(s) > e.limit {
+		e.skipped += len(s)
+		return
+	}
 	e.b = append(e.b, s...)
 }
 
@@ -334,7 +344,7 @@ func (d *decoder) object() Object {
 // AppendObject appends the wire form of obj to b. The judge uses it; a
 // learner has no need to.
 func AppendObject(b []byte, obj Object) []byte {
-	e := encoder{b}
+	e := encoder{b: b}
 	e.object(obj)
 	return e.b
 }

@@ -16,10 +16,19 @@ func Register(r Reconciler) { reconciler = r }
 type hostClient struct{}
 
 func invoke(c *Call) (Reply, error) {
-	op, msg := c.Op, appendCall(scratch[:0], c)
-	if len(msg) > MaxRequestBytes {
-		op, msg = OpTooLarge, appendCall(scratch[:0], tooLarge(c, len(msg)))
+	// An oversized request is measured, never built: its strings are
+	// not copied, and the module's memory does not grow to hold it.
+	limit := MaxRequestBytes
+	if c.Object != nil {
+		limit = MaxObjectBytes // a write's message is the object
 	}
+	e := encoder{b: scratch[:0], limit: limit}
+	e.call(c)
+	op, msg := c.Op, e.b
+	if size := len(e.b) + e.skipped; size > limit {
+		op, msg = OpTooLarge, appendCall(scratch[:0], tooLarge(c, size))
+	}
+	scratch = msg[:0] // kept for the next call: no garbage per call
 	out := roundTrip(op, msg)
 	r, err := decodeReply(op, out)
 	if err != nil {

@@ -1,0 +1,131 @@
+package judge
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
+)
+
+// The sim's and the engine's side of the bounds in clip.go: a request the
+// module could not send, and the verdict's budget.
+
+// tooLarge refuses a request the module did not send because it was over
+// ctrl.MaxRequestBytes, as the real API server refuses a body over 3 MiB;
+// a refused write is logged like any other failed write.
+func (s *sim) tooLarge(c ctrl.Call) ctrl.Reply {
+	verb, write := verbs[c.Of]
+	if !write {
+		verb = "request"
+	}
+	what := shown(string(c.Kind))
+	if c.Key.Name != "" {
+		what = objRef(c.Kind, c.Key.Name)
+	}
+	// Under the request limit, a write is refused for the object's size,
+	// as etcd refuses it; over it, for the request's, as the API server
+	// refuses it before reading it.
+	err := tooBig(c.Kind, c.Key.Name, c.Size)
+	if !write || c.Size > ctrl.MaxRequestBytes {
+		err = apiErr(413, ctrl.ReasonRequestEntityTooLarge, "Request entity too large: limit is "+strconv.Itoa(ctrl.MaxRequestBytes)+
+			" (the "+verb+" of "+what+" was "+mib(c.Size)+")")
+	}
+	if s.charge(c.Size) {
+		return ctrl.Reply{} // the test has failed; the reply is never sent
+	}
+	if write {
+		s.rec.writes++
+		s.writeLog = append(s.writeLog, verb+" "+shown(string(c.Kind))+" (failed: "+err.Reason+")")
+	}
+	s.logf("controller", verb, " ", what, " → ", err.Reason, ": ", err.Message)
+	return ctrl.Reply{Err: err}
+}
+
+// verdictReserve is kept from the verdict budget for everything but the
+// tests: status, names, versions, counts.
+const verdictReserve = 4 << 10
+
+// keepWithin charges a test's result to the verdict budget (used so far,
+// in bytes of JSON) and returns the new total. A test that does not fit
+// loses its trace, timeline and output, then most of its message, and
+// says so in Cut. Tests are charged in order, so the first failures keep
+// everything and the later ones are cut first.
+func keepWithin(r *verdict.TestResult, used int) int {
+	size := func() int { b, _ := json.Marshal(r); return len(b) + 1 }
+	n := size()
+	if used+n <= maxVerdictBytes-verdictReserve {
+		return used + n
+	}
+	if len(r.Trace) > 0 || len(r.Timeline) > 0 || r.Output != "" {
+		r.Trace, r.Timeline = nil, nil
+		if r.Output != "" {
+			r.Output, r.OutputTruncated = "", true
+		}
+		r.Cut = "This test's trace, timeline and output are left out: the verdict reached its " +
+			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
+		n = size()
+	}
+	if used+n > maxVerdictBytes-verdictReserve {
+		r.Message = clip(r.Message, 512)
+		r.Faults = nil
+		r.Cut = "This test's trace, timeline, output and faults are left out and its message is shortened: the verdict reached its " +
+			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
+		n = size()
+	}
+	return used + n
+}
+
+// boundVerdict clips the verdict's own learner text (a compiler's message
+// and diagnostics quote the learner's code) and, when keepWithin cut any
+// test, marks the verdict truncated and says which tests.
+func boundVerdict(v *verdict.Verdict) {
+	v.Message = clip(v.Message, maxMessageBytes)
+	if len(v.Diagnostics) > 50 {
+		v.Diagnostics = v.Diagnostics[:50]
+	}
+	for i := range v.Diagnostics {
+		v.Diagnostics[i].Message = clip(v.Diagnostics[i].Message, maxErrorText)
+	}
+	var cut []string
+	for _, t := range v.Tests {
+		if t.Cut != "" {
+			cut = append(cut, strconv.Quote(t.Name))
+		}
+	}
+	if len(cut) > 0 {
+		v.Truncated = true
+		v.Cut = "To keep this verdict under " + strconv.Itoa(maxVerdictBytes>>10) + " KiB, the trace, timeline and output of " +
+			plural(len(cut), "test") + " are left out: " + joinList(cut, 2<<10) + "."
+	}
+}
+
+// charge counts n bytes moved between the controller and the cluster and
+// fails the test past maxTrafficBytes. The SDK's work to encode and decode
+// them is not metered in steps, so this is what bounds it, as
+// maxCallsPerReconcile bounds the number of calls.
+func (s *sim) charge(n int) bool {
+	s.traffic += n
+	if s.traffic <= maxTrafficBytes {
+		return false
+	}
+	s.failf(verdict.OracleBudget, "Your controller's requests to the cluster and their replies came to more than "+
+		strconv.Itoa(maxTrafficBytes>>20)+" MiB in this test, in "+plural(s.reconciles, "reconcile")+
+		": read and write fewer or smaller objects.")
+	return true
+}
+
+// reply encodes the reply to a call and charges it. A list too long for
+// one message (the cache can briefly hold more than the quota while
+// events are held back) is refused rather than sent.
+func (s *sim) reply(op ctrl.Op, r *ctrl.Reply) ([]byte, error) {
+	b := ctrl.AppendReply(nil, op, r)
+	if len(b) > maxReplyBytes {
+		b = ctrl.AppendReply(nil, op, &ctrl.Reply{Err: apiErr(500, ctrl.ReasonInternal, "the reply would be "+mib(len(b))+
+			", more than the "+mib(maxReplyBytes)+" the simulated API server sends at once: list fewer objects (a label selector)")})
+	}
+	if s.charge(len(b)) {
+		return nil, errStop
+	}
+	return b, nil
+}
