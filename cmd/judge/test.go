@@ -161,6 +161,9 @@ func printTest(w io.Writer, t *verdict.TestResult) {
 			fmt.Fprintf(w, "%s  | %s\n", in, dim("… output truncated"))
 		}
 	}
+	if t.Cut != "" {
+		fmt.Fprintf(w, "%s%s\n", in, dim(t.Cut))
+	}
 }
 
 func indentRest(s, in string) string { return strings.ReplaceAll(s, "\n", "\n"+in) }
@@ -189,6 +192,9 @@ func printSummary(w io.Writer, v *verdict.Verdict) {
 	}
 	fmt.Fprintf(w, "%s %s\n", title, dim(fmt.Sprintf("(build %d ms, compile %d ms, run %d ms)", v.Timings.BuildMs, v.Timings.CompileMs, v.Timings.RunMs)))
 	fmt.Fprintf(w, "%d passed, %d failed\n", v.Passed, v.Failed)
+	if v.Truncated {
+		fmt.Fprintln(w, dim(v.Cut))
+	}
 }
 
 // names lists faults, or other named strings, with commas.
