@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,6 +42,9 @@ type Options struct {
 	// a second, and compiling it costs more than interpreting it saves
 	// (see RATIONALE.md for the figures).
 	Compiler bool
+	// Progress, if set, hears of slow one-time preparation: the first use
+	// of a Go version compiles its standard library for WebAssembly.
+	Progress io.Writer
 }
 
 // Submission is one piece of learner code to judge.
@@ -63,10 +67,12 @@ type Submission struct {
 
 // Engine compiles and judges submissions. It is safe for concurrent use.
 type Engine struct {
-	builder  *sandbox.Builder
-	rt       *sandbox.Runtime
-	cacheDir string
-	goVer    string
+	builder   *sandbox.Builder
+	rt        *sandbox.Runtime
+	cacheDir  string
+	progress  io.Writer // Options.Progress
+	noStdWarm bool      // tests: leave the standard library to the learner's build
+	goVer     string
 
 	warmMu sync.Mutex
 	warmed bool
@@ -104,7 +110,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer,
+	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer, progress: opts.Progress,
 		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
 		inflight: map[string]*buildCall{}}, nil
 }
@@ -151,8 +157,37 @@ func (e *Engine) Warm(ctx context.Context) error {
 		return nil
 	}
 	err := e.builder.Warm(ctx, program([]byte(warmUp), "warmup.go"))
+	if err == nil {
+		err = e.warmStd(ctx)
+	}
 	e.warmed = err == nil
 	return err
+}
+
+// warmStd compiles the whole wasip1 standard library once per Go version
+// and build cache, so that no learner's first import "fmt" pays for it. A
+// stamp in the user's cache folder spares later processes the second or
+// so that even a warm check costs; should the Go cache have been emptied
+// since, a learner's build compiles what it imports, which its limits
+// allow for.
+func (e *Engine) warmStd(ctx context.Context) error {
+	if e.noStdWarm {
+		return nil
+	}
+	stamp := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		stamp = filepath.Join(dir, "ctrljudge", "std-"+hashOf(e.goVer, os.Getenv("GOCACHE"))[:16])
+		if _, err := os.Stat(stamp); err == nil {
+			return nil
+		}
+	}
+	if err := e.builder.WarmStd(ctx, e.progress); err != nil {
+		return err
+	}
+	if stamp != "" && os.MkdirAll(filepath.Dir(stamp), 0o700) == nil {
+		os.WriteFile(stamp, []byte(e.goVer+"\n"), 0o600)
+	}
+	return nil
 }
 
 // build compiles code to wasm once per content: concurrent and repeated
@@ -250,7 +285,11 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	wasm, buildCached, err := e.build(ctx, s.Code, s.FileName)
 	v.Timings.BuildMs = time.Since(start).Milliseconds()
 	var be *sandbox.BuildError
+	var busy *sandbox.BusyError
 	switch {
+	case errors.As(err, &busy) || err != nil && ctx.Err() != nil:
+		// The clock or the caller stopped the build, not the code.
+		return notJudged(v, progress)
 	case errors.As(err, &be):
 		v.Status, v.Outcome = verdict.StatusError, verdict.OutcomeCompileError
 		v.Diagnostics = learnerDiagnostics(be.Diagnostics, s.FileName)
