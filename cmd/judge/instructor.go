@@ -7,7 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -53,26 +56,47 @@ func cmdInstructor(args []string) int {
 		}
 		return 0
 	case (pos[0] == "add" || pos[0] == "passwd") && len(pos) == 2:
+		add := pos[0] == "add"
 		name, err := records.CleanName(pos[1])
 		if err != nil {
-			return fail("instructor name: %v", err)
+			return fail("instructor name %q: %v", pos[1], err)
 		}
-		password, err := readPassword(os.Stdin, os.Stderr)
-		if err != nil {
-			return fail("%v", err)
-		}
-		// add may create the database: it is how a new site starts.
+		// Everything that can be checked is checked before the password
+		// is asked for: nobody types one twice to learn of a typo.
 		var d *records.DB
-		if pos[0] == "add" {
-			d, err = records.Open(*db)
+		var undo func()
+		if add {
+			// add may create the database: it is how a new site starts.
+			d, undo, err = createRecords(*db)
 		} else {
 			d, err = openRecords(*db)
 		}
 		if err != nil {
 			return fail("%v", err)
 		}
-		defer d.Close()
-		if pos[0] == "add" {
+		done := false
+		defer func() {
+			d.Close()
+			if !done && undo != nil {
+				undo()
+			}
+		}()
+		ins, err := d.Instructors(ctx)
+		if err != nil {
+			return fail("%v", err)
+		}
+		exists := slices.ContainsFunc(ins, func(in *records.Instructor) bool { return in.Name == name })
+		if add && exists {
+			return fail("there is already an instructor named %q in %s; to change their password: judge instructor passwd %s", name, *db, shellWord(name))
+		}
+		if !add && !exists {
+			return fail("no instructor named %q in %s; `judge instructor list` shows them", name, *db)
+		}
+		password, err := readPassword(os.Stdin, os.Stderr)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if add {
 			if _, err := d.AddInstructor(ctx, name, password); err != nil {
 				return fail("%v", err)
 			}
@@ -83,6 +107,7 @@ func cmdInstructor(args []string) int {
 			}
 			fmt.Fprintf(os.Stderr, "judge: changed the password of %q and ended their sessions\n", name)
 		}
+		done = true
 		return 0
 	}
 	return fail("%s", usage)
@@ -118,4 +143,36 @@ func readPassword(in *os.File, prompt io.Writer) (string, error) {
 		return "", errors.New("empty password")
 	}
 	return line, nil
+}
+
+// createRecords opens the records database at path, creating it and its
+// folder (0750) when missing. undo, if not nil, removes what was created,
+// for when the command that needed it fails.
+func createRecords(path string) (*records.DB, func(), error) {
+	if _, err := os.Stat(path); err == nil {
+		d, err := records.Open(path)
+		return d, nil, err
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(path)
+	_, err := os.Stat(dir)
+	newDir := errors.Is(err, fs.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, nil, fmt.Errorf("create a folder for the records: %w", err)
+	}
+	undo := func() {
+		for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+			os.Remove(p)
+		}
+		if newDir {
+			os.Remove(dir) // only if still empty
+		}
+	}
+	d, err := records.Open(path)
+	if err != nil {
+		undo()
+		return nil, nil, err
+	}
+	return d, undo, nil
 }
