@@ -23,17 +23,27 @@ func cmdTest(args []string) int {
 	only := fs.String("test", "", "run only the test with this `NAME`")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
 	faults := fs.String("faults", "", "replace the tests' planned faults with this comma-separated `LIST` (none for no faults)")
-	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE]")
+	listTests := fs.Bool("list", false, "list the tests: name, sample or not, planned faults")
+	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE] [--run] [--seed N] [--test NAME] [--faults LIST] [--json] | test ID --list")
 	if ex == nil {
 		return rc
 	}
-	var file string
+	if *listTests {
+		printTestList(os.Stdout, ex)
+		return 0
+	}
+	// A mistyped name or fault is found now, not after a build.
+	if msg := checkTestFlags(ex, *only, *runOnly, *faults); msg != "" {
+		return usageErr("%s", msg)
+	}
+	var file, given string
 	var err error
 	if len(rest) == 1 {
-		file = rest[0]
+		file, given = rest[0], rest[0]
 	} else if file, err = findWorkspaceFile(ex); err != nil {
 		return fail("%v", err)
 	}
+	replay := replayer(ex, given, *dir, *faults)
 	code, err := os.ReadFile(file)
 	// An exercise's own files (solution.go, mutants) carry a build line
 	// that the judge refuses in learner code; authors test them as is.
@@ -65,7 +75,7 @@ func cmdTest(args []string) int {
 		fmt.Printf("%s %s\n", bold(fmt.Sprintf("%d. %s", ex.Number, ex.Title)), dim(fmt.Sprintf("(%s, seed %d)", mode, *seed)))
 		sub.Progress = func(ev verdict.Event) {
 			if ev.Phase == verdict.PhaseTest {
-				printTest(os.Stdout, ev.Test)
+				printTest(os.Stdout, ev.Test, replay)
 			}
 		}
 	}
@@ -88,7 +98,9 @@ func cmdTest(args []string) int {
 // newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
 // folder, so a second `judge test` of the same file is instant.
 func newEngine() (*judge.Engine, error) {
-	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE")}
+	// The first use of a Go version compiles its standard library for
+	// WebAssembly: say so on stderr, so the wait is not a mystery.
+	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE"), Progress: os.Stderr}
 	if d, err := os.UserCacheDir(); err == nil && opts.CacheDir == "" {
 		opts.CacheDir = filepath.Join(d, "ctrljudge")
 	}
@@ -106,7 +118,9 @@ func findWorkspaceFile(ex *judge.Exercise) (string, error) {
 	return "", errors.New("no " + ex.FileName() + " here or in " + workspaceDir(ex) + "/; run `judge start " + ex.ID() + "` or name the file")
 }
 
-func printTest(w io.Writer, t *verdict.TestResult) {
+// printTest prints one test's result; replay turns the verdict's replay
+// commands into the ones to type here.
+func printTest(w io.Writer, t *verdict.TestResult, replay func(string) string) {
 	mark, name := green("✓"), t.Name
 	if t.Status != verdict.StatusPass {
 		mark = red("✗")
@@ -138,12 +152,12 @@ func printTest(w io.Writer, t *verdict.TestResult) {
 			fmt.Fprintf(w, "%s  %s %s\n", in, dim("why:"), c.Explain())
 		}
 	}
-	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, t.Replay)
+	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, replay(t.Replay))
 	if sh := t.Shrunk; sh != nil {
 		if len(sh.Faults) == 0 {
-			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), sh.Replay)
+			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), replay(sh.Replay))
 		} else {
-			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), sh.Replay)
+			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), replay(sh.Replay))
 		}
 	}
 	if len(t.Trace) > 0 {
