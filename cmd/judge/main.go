@@ -23,8 +23,9 @@ type command struct {
 
 var commands = map[string]command{
 	"list":       {cmdList, "list                      the exercises: number, title, difficulty, chapter"},
-	"start":      {cmdStart, "start ID [--dir DIR]      write a workspace: starter file, go.mod, the SDK"},
-	"test":       {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --faults LIST, --json"},
+	"start":      {cmdStart, "start ID [--dir DIR]      write a workspace: the statement (README.md), starter file, go.mod, the SDK"},
+	"show":       {cmdShow, "show ID                   the statement: what to write and what the tests check"},
+	"test":       {cmdTest, "test ID [FILE]            judge FILE (default: the workspace file); --run for samples only, --seed N, --test NAME, --faults LIST, --json; --list lists the tests"},
 	"solution":   {cmdSolution, "solution ID               print the reference solution and its explanation"},
 	"check":      {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
 	"doctor":     {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
@@ -105,7 +106,7 @@ func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usag
 		return nil, nil, 2
 	}
 	if len(pos) < 1 || len(pos) > maxPos {
-		return nil, nil, fail("usage: judge %s", usage)
+		return nil, nil, usageErr("usage: judge %s", usage)
 	}
 	cat, err := loadCatalog(*dir)
 	if err != nil {
@@ -121,6 +122,12 @@ func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usag
 func fail(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "judge: "+format+"\n", args...)
 	return 1
+}
+
+// usageErr reports a command typed wrongly: exit code 2, as for a bad flag.
+func usageErr(format string, args ...any) int {
+	fail(format, args...)
+	return 2
 }
 
 func cmdList(args []string) int {

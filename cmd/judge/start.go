@@ -27,6 +27,7 @@ func cmdStart(args []string) int {
 	}
 	files := judge.ModuleFiles()
 	files[ex.FileName()] = ex.Starter
+	files["README.md"] = []byte(statementDoc(ex))
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -56,11 +57,12 @@ func cmdStart(args []string) int {
 		}
 	}
 	fmt.Printf("%s %s\n\n", bold(fmt.Sprintf("%d. %s", ex.Number, ex.Title)), dim("("+ex.Difficulty+")"))
-	fmt.Printf("Workspace: %s/\n  %s   your code: edit this\n  %s   connects your Reconcile to the judge\n  sdk/   the ctrl package, for your editor (go build, go vet and gopls work offline)\n",
+	fmt.Printf("Workspace: %s/\n  README.md   the statement: what to write and what the tests check\n  %s   your code: edit this\n  %s   connects your Reconcile to the judge\n  sdk/   the ctrl package, for your editor (go build, go vet and gopls work offline)\n",
 		root, ex.FileName(), "ctrljudge_main.go")
 	for _, k := range kept {
 		fmt.Printf("  kept your existing %s\n", k)
 	}
-	fmt.Printf("\nRead the statement in the browser (judge serve) or with `judge solution` once solved.\nThen: cd %s && judge test %d --run   (samples)\n      judge test %d         (every test, faults included)\n", root, ex.Number, ex.Number)
+	fmt.Printf("\nRead the statement in %s (or: judge show %d).\nThen: cd %s && judge test %d --run   (the sample tests)\n      judge test %d         (every test, faults included)\n",
+		filepath.Join(root, "README.md"), ex.Number, shellWord(root), ex.Number, ex.Number)
 	return 0
 }
