@@ -45,9 +45,17 @@ func judgeBin(t *testing.T) string {
 
 func judgeCmd(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
+	return judgeCmdStdin(t, dir, "", args...)
+}
+
+// judgeCmdStdin runs judge with stdin as its standard input (not a
+// terminal, as when a password is piped in).
+func judgeCmdStdin(t *testing.T, dir, stdin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(judgeBin(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "CTRLJUDGE_CACHE="+filepath.Join(dir, ".cache"))
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "CTRLJUDGE_CACHE="+filepath.Join(dir, ".cache"), "CTRLJUDGE_DATA=")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -137,5 +145,192 @@ func TestSolutionPassesAndJSONIsStable(t *testing.T) {
 	b, _ := judgeCmd(t, dir, "test", "171", file, "--json", "--seed", "9")
 	if a != b || !strings.Contains(a, `"status": "pass"`) || !strings.Contains(a, `"seed": 9`) {
 		t.Fatalf("--json differs between runs or lacks fields:\n%s\n%s", a, b)
+	}
+}
+
+func TestListInChapterOrder(t *testing.T) {
+	out, code := judgeCmd(t, t.TempDir(), "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, out)
+	}
+	// Chapter by chapter (in the chapters' order), then by number.
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && len(l) > 2 && l[:2] == "  " {
+			got = append(got, f[0])
+		} else if len(f) > 0 {
+			got = append(got, "|")
+		}
+	}
+	if want := "| 171 174 | 172 173"; strings.Join(got, " ") != want {
+		t.Errorf("list order %q, want %q\n%s", strings.Join(got, " "), want, out)
+	}
+}
+
+func TestStartWritesTheStatementAndShowPrintsIt(t *testing.T) {
+	dir := t.TempDir()
+	out, code := judgeCmd(t, dir, "start", "171")
+	if code != 0 {
+		t.Fatalf("start: exit %d\n%s", code, out)
+	}
+	// The hint leads to the statement and the tests, never to the solution.
+	if strings.Contains(out, "judge solution") || !strings.Contains(out, "README.md") ||
+		!strings.Contains(out, "judge show 171") || !strings.Contains(out, "judge test 171 --run") {
+		t.Errorf("start's hint:\n%s", out)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "171-reconcile-loop", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(readme)
+	for _, want := range []string{"# 171. The reconcile loop\n", "Write the heart of a Deployment controller", "## The rules", "judge test 171 --list"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("README.md lacks %q", want)
+		}
+	}
+	// Neither front matter, nor the explanation, nor the solution.
+	for _, leak := range []string{"slug: reconcile-loop", "<!-- explanation -->", "Why each rule is there", "Not found means done"} {
+		if strings.Contains(doc, leak) {
+			t.Errorf("README.md holds %q", leak)
+		}
+	}
+	sol, _ := judgeCmd(t, dir, "solution", "171")
+	for _, l := range strings.Split(sol[strings.Index(sol, "package main"):], "\n") {
+		if l = strings.TrimSpace(l); len(l) > 30 && !strings.HasPrefix(l, "//") && strings.Contains(doc, l) {
+			if b, _ := os.ReadFile(filepath.Join(dir, "171-reconcile-loop", "reconcile-loop.go")); !strings.Contains(string(b), l) {
+				t.Errorf("README.md holds a line of the solution: %q", l)
+			}
+		}
+	}
+	// A second start keeps the learner's notes in README.md.
+	os.WriteFile(filepath.Join(dir, "171-reconcile-loop", "README.md"), []byte("my notes\n"), 0o644)
+	if out, code = judgeCmd(t, dir, "start", "171"); code != 0 || !strings.Contains(out, "kept your existing README.md") {
+		t.Errorf("second start: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "171-reconcile-loop", "README.md")); string(b) != "my notes\n" {
+		t.Error("start overwrote README.md")
+	}
+
+	// judge show prints the same statement; not a terminal: no colour, no wrapping.
+	out, code = judgeCmd(t, dir, "show", "reconcile-loop")
+	if code != 0 || out != doc {
+		t.Errorf("show: exit %d; differs from the workspace README:\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "show"); code != 2 || !strings.Contains(out, "usage: judge show ID") {
+		t.Errorf("show without an ID: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "show", "999"); code != 1 || !strings.Contains(out, "judge list") {
+		t.Errorf("show 999: exit %d\n%s", code, out)
+	}
+}
+
+func TestTestNamesAreCheckedBeforeBuilding(t *testing.T) {
+	dir := t.TempDir()
+	out, code := judgeCmd(t, dir, "test", "171", "--list")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if code != 0 || len(lines) != 17 {
+		t.Fatalf("--list: exit %d, %d lines; want 17 tests\n%s", code, len(lines), out)
+	}
+	if l := lines[0]; !strings.HasPrefix(l, "scale up from zero ") || !strings.Contains(l, " sample ") || !strings.HasSuffix(l, "no faults") {
+		t.Errorf("--list, first line %q", l)
+	}
+	if !strings.Contains(out, "scale up across restarts") || !strings.Contains(out, "faults: restart, crash-after-write, duplicate, missed-event\n") {
+		t.Errorf("--list lacks planned faults:\n%s", out)
+	}
+
+	// The file does not even exist: a usage error is found first.
+	out, code = judgeCmd(t, dir, "test", "171", "missing.go", "--test", "scale up form zero")
+	if code != 2 || !strings.Contains(out, "171 has no test named 'scale up form zero'. Did you mean --test 'scale up from zero'?") ||
+		!strings.Contains(out, "\n  two Deployments side by side\n") || !strings.Contains(out, "judge test 171 --list") ||
+		strings.Contains(out, "internal error") {
+		t.Errorf("misspelled test: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "test", "171", "missing.go", "--test", "nothing like it at all, really"); code != 2 || strings.Contains(out, "Did you mean") {
+		t.Errorf("unknown test: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "test", "171", "missing.go", "--run", "--test", "scale to zero"); code != 2 || !strings.Contains(out, "not a sample test") {
+		t.Errorf("--run with a non-sample test: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "test", "171", "missing.go", "--faults", "restart,crash"); code != 2 || !strings.Contains(out, `no fault named "crash"`) {
+		t.Errorf("unknown fault: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "test", "171", "a.go", "b.go"); code != 2 || !strings.Contains(out, "usage: judge test ID") {
+		t.Errorf("two files: exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayNamesTheLearnersFile(t *testing.T) {
+	dir := t.TempDir()
+	out, code := judgeCmd(t, dir, "start", "171", "--dir", "ws")
+	if code != 0 {
+		t.Fatalf("start: exit %d\n%s", code, out)
+	}
+	starter, _ := os.ReadFile(filepath.Join(dir, "ws", "reconcile-loop.go"))
+	os.MkdirAll(filepath.Join(dir, "t"), 0o755)
+	os.WriteFile(filepath.Join(dir, "t", "loop.go"), starter, 0o644)
+
+	out, code = judgeCmd(t, dir, "test", "171", "t/loop.go")
+	if code != 1 || !strings.Contains(out, "replay: judge test 171 t/loop.go --seed 1 --test '") {
+		t.Fatalf("starter: exit %d\n%s", code, out)
+	}
+	if n, m := strings.Count(out, "judge test 171 "), strings.Count(out, "judge test 171 t/loop.go --seed 1 --test '"); n != m {
+		t.Errorf("%d replay commands, %d of them with the file:\n%s", n, m, out)
+	}
+	// The verdict itself does not depend on where the file is.
+	out, _ = judgeCmd(t, dir, "test", "171", "t/loop.go", "--json")
+	if !strings.Contains(out, `"replay": "judge test 171 --seed 1 --test '`) || strings.Contains(out, "loop.go --seed") {
+		t.Errorf("--json replay changed:\n%s", out)
+	}
+
+	// A path that needs quoting is quoted, a run's --faults is kept, and
+	// the smallest case names the file too.
+	os.MkdirAll(filepath.Join(dir, "my code"), 0o755)
+	os.WriteFile(filepath.Join(dir, "my code", "loop.go"), starter, 0o644)
+	out, code = judgeCmd(t, dir, "test", "171", "my code/loop.go", "--test", "scale up across restarts", "--faults", "restart,duplicate")
+	for _, want := range []string{
+		"replay: judge test 171 'my code/loop.go' --seed 1 --test 'scale up across restarts' --faults restart,duplicate\n",
+		"smallest case: it fails the same way with only restart: judge test 171 'my code/loop.go' --seed 1 --test 'scale up across restarts' --faults restart\n",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; want %q in\n%s", code, want, out)
+		}
+	}
+}
+
+func TestInstructorAddInAFreshClone(t *testing.T) {
+	dir := t.TempDir()
+	// A bad name: nothing asked, nothing created.
+	out, code := judgeCmdStdin(t, dir, "a long enough password\n", "instructor", "add", " ")
+	if code != 1 || !strings.Contains(out, "instructor name") {
+		t.Errorf("blank name: exit %d\n%s", code, out)
+	}
+	// A password too short: the new database and folder go again.
+	if out, code = judgeCmdStdin(t, dir, "short\n", "instructor", "add", "ada"); code != 1 || !strings.Contains(out, "at least 10 characters") {
+		t.Errorf("short password: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
+		t.Error("a failed add left ./data behind")
+	}
+
+	out, code = judgeCmdStdin(t, dir, "a long enough password\n", "instructor", "add", "ada")
+	if code != 0 || !strings.Contains(out, `added instructor "ada"`) {
+		t.Fatalf("add ada: exit %d\n%s", code, out)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "data"))
+	if err != nil || fi.Mode().Perm() != 0o750 {
+		t.Errorf("./data: %v %v; want a 0750 folder", fi, err)
+	}
+	// Taken: said before a password is read (none is piped in).
+	if out, code = judgeCmdStdin(t, dir, "", "instructor", "add", "ada"); code != 1 || !strings.Contains(out, `already an instructor named "ada"`) {
+		t.Errorf("add ada twice: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmdStdin(t, dir, "", "instructor", "passwd", "bob"); code != 1 || !strings.Contains(out, `no instructor named "bob"`) {
+		t.Errorf("passwd bob: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmdStdin(t, dir, "another long password\n", "instructor", "passwd", "ada"); code != 0 {
+		t.Errorf("passwd ada: exit %d\n%s", code, out)
+	}
+	if out, code = judgeCmd(t, dir, "instructor", "list"); code != 0 || !strings.HasPrefix(out, "ada ") {
+		t.Errorf("list: exit %d\n%s", code, out)
 	}
 }
