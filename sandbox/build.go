@@ -47,10 +47,13 @@ const (
 	// group was killed, should anything still hold them.
 	buildWaitDelay = 5 * time.Second
 
-	maxSourceBytes = 64 << 10
 	maxModuleBytes = 16 << 20
 	maxStderrBytes = 1 << 20
 )
+
+// MaxSourceBytes is the largest learner file a build takes; the web
+// server refuses bigger code before it reaches the judge.
+const MaxSourceBytes = 64 << 10
 
 // BuildLimits bound one build. Zero fields are unbounded.
 type BuildLimits struct {
@@ -319,8 +322,8 @@ func (b *Builder) build(ctx context.Context, p Program, lim BuildLimits) (buildR
 // buildIn builds in a temporary folder under root (the system's when "").
 func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root string) (buildResult, error) {
 	start := time.Now()
-	if len(p.Main) > maxSourceBytes {
-		return buildResult{}, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, maxSourceBytes>>10)}
+	if len(p.Main) > MaxSourceBytes {
+		return buildResult{}, &BuildError{Message: fmt.Sprintf("%s is %d KiB; the limit is %d KiB", p.MainName, len(p.Main)>>10, MaxSourceBytes>>10)}
 	}
 	vetErr := vetSource(p)
 	var syntax *BuildError

@@ -260,7 +260,7 @@ func TestUntrustedSourceIsVetted(t *testing.T) {
 			t.Errorf("%q: got %v, want %q", c.src, err, c.want)
 		}
 	}
-	big := Program{Main: bytes.Repeat([]byte("/"), maxSourceBytes+1), MainName: "learner.go"}
+	big := Program{Main: bytes.Repeat([]byte("/"), MaxSourceBytes+1), MainName: "learner.go"}
 	b := &Builder{}
 	if _, err := b.Build(context.Background(), big); err == nil || !strings.Contains(err.Error(), "limit is 64 KiB") {
 		t.Errorf("oversized source: %v", err)

@@ -3,14 +3,17 @@ package web
 import (
 	"net/http"
 
+	"ctrljudge/sandbox"
+
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
 
-// maxBodySize bounds every request body; the judge caps code at maxCodeSize.
+// maxBodySize bounds every request body; maxCodeSize is the build's own
+// limit on the learner's file, refused here before it queues.
 const (
 	maxBodySize = "128K"
-	maxCodeSize = 64 << 10
+	maxCodeSize = sandbox.MaxSourceBytes
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and
