@@ -239,6 +239,7 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 	}
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
+	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(memoryLimitPages<<16))
 	mod, err := r.rt.InstantiateModule(ctx, m.cm, cfg)
 	if err != nil {
 		return nil, inst.classify(ctx, err)
