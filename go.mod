@@ -3,6 +3,9 @@ module ctrljudge
 go 1.26.0
 
 require (
+	github.com/alecthomas/chroma/v2 v2.2.0
+	github.com/bluekeyes/go-gitdiff v0.9.0
+	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/labstack/echo/v4 v4.16.5
 	github.com/mattn/go-sqlite3 v1.14.53
@@ -11,6 +14,8 @@ require (
 	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	go.abhg.dev/goldmark/frontmatter v0.2.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.52.0
 	sigs.k8s.io/yaml v1.6.0
@@ -18,9 +23,6 @@ require (
 
 require (
 	github.com/BurntSushi/toml v1.2.1 // indirect
-	github.com/alecthomas/chroma/v2 v2.2.0 // indirect
-	github.com/bluekeyes/go-gitdiff v0.9.0 // indirect
-	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/dlclark/regexp2 v1.7.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
@@ -30,8 +32,6 @@ require (
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
