@@ -53,16 +53,12 @@ func CountBars(cs []Count) []Bar {
 var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(Funcs).ParseFS(templates, "templates/report.html.tmpl"))
 
 // OutcomeBars are outcomes said in words, each bar its share of the
-// submits (they add up to 100 %).
+// submits (they add up to 100 %), the number of submits in brackets.
 func OutcomeBars(cs []Count) []Bar {
 	var bars []Bar
 	for _, c := range cs {
-		s := "s"
-		if c.Submissions == 1 {
-			s = ""
-		}
 		bars = append(bars, Bar{Label: verdict.Outcome(c.Name).Title(), Value: c.Share,
-			Text: fmt.Sprintf("%s (%d submit%s)", pct(c.Share), c.Submissions, s)})
+			Text: fmt.Sprintf("%s (%d)", pct(c.Share), c.Submissions)})
 	}
 	return bars
 }
