@@ -96,6 +96,9 @@ func (h *handler) handleLearner(c echo.Context) error {
 			p.Exercises = append(p.Exercises, s.Exercise)
 		}
 	}
+	if p.Exercise != "" && !seen[p.Exercise] {
+		p.Exercises = append(p.Exercises, p.Exercise) // filtered to one not tried yet: still say which
+	}
 	for _, s := range all {
 		if p.Exercise == "" || s.Exercise == p.Exercise {
 			p.Submissions = append(p.Submissions, s)

@@ -51,7 +51,7 @@
   // Due-date forms: the input shows local time; what is sent is the UTC
   // instant (due_utc) and the zone's name, for the confirmation.
   function initDueForms() {
-    $$("form.due").forEach((form) => {
+    $$("form.due-form").forEach((form) => {
       const input = form.querySelector("input[type=datetime-local]");
       const utc = form.querySelector("input[name=due_utc]");
       const tz = form.querySelector("input[name=tz]");
