@@ -38,3 +38,15 @@ func TestFailingCardExplainsItself(t *testing.T) {
 		t.Errorf("passing card does not say what it survived: %s", pass)
 	}
 }
+
+// A result the judge shortened to its size limit says so, on the card
+// that lost its details.
+func TestShortenedResultSaysSo(t *testing.T) {
+	env := newEnv(t, Config{}, nil)
+	tr := &verdict.TestResult{Name: "flood", Status: verdict.StatusFail, Oracle: verdict.OracleErrors,
+		Cut: "its trace, timeline and output (the result had reached 256 KiB)"}
+	html := env.srv.renderPart("card", newCard(3, tr))
+	if !strings.Contains(html, "Left out to keep the result small: its trace, timeline and output") {
+		t.Errorf("card does not say what was left out: %s", html)
+	}
+}

@@ -87,13 +87,13 @@ func cmdServe(args []string) int {
 		return fail("open records: %v", err)
 	}
 	defer db.Close()
-	eng, err := judge.NewEngine(judge.Options{CacheDir: filepath.Join(*data, "cache")})
+	eng, err := judge.NewEngine(judge.Options{CacheDir: filepath.Join(*data, "cache"), Progress: os.Stderr})
 	if err != nil {
 		return fail("start the judge: %v", err)
 	}
 	defer eng.Close()
-	// Build the standard library for wasip1 now, not on the first
-	// learner's submission (about 10 s on a fresh machine).
+	// Build the whole standard library for wasip1 now, in the
+	// background, not within the first learner's submission.
 	go func() {
 		if err := eng.Warm(context.Background()); err != nil {
 			log.Error("warming the Go toolchain", "err", err)
