@@ -8,13 +8,13 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-// The sim's and the engine's side of the bounds in clip.go: a request the
+// The host's and the engine's side of the bounds in clip.go: a request the
 // module could not send, and the verdict's budget.
 
 // tooLarge refuses a request the module did not send because it was over
 // ctrl.MaxRequestBytes, as the real API server refuses a body over 3 MiB;
 // a refused write is logged like any other failed write.
-func (s *sim) tooLarge(c ctrl.Call) ctrl.Reply {
+func (h *host) tooLarge(c ctrl.Call) ctrl.Reply {
 	verb, write := verbs[c.Of]
 	if !write {
 		verb = "request"
@@ -31,14 +31,14 @@ func (s *sim) tooLarge(c ctrl.Call) ctrl.Reply {
 		err = apiErr(413, ctrl.ReasonRequestEntityTooLarge, "Request entity too large: limit is "+strconv.Itoa(ctrl.MaxRequestBytes)+
 			" (the "+verb+" of "+what+" was "+mib(c.Size)+")")
 	}
-	if s.charge(c.Size) {
+	if h.charge(c.Size) {
 		return ctrl.Reply{} // the test has failed; the reply is never sent
 	}
 	if write {
-		s.rec.writes++
-		s.writeLog = append(s.writeLog, verb+" "+shown(string(c.Kind))+" (failed: "+err.Reason+")")
+		h.writes++
+		h.s.rec.wrote(verb + " " + shown(string(c.Kind)) + " (failed: " + err.Reason + ")")
 	}
-	s.logf("controller", verb, " ", what, " → ", err.Reason, ": ", err.Message)
+	h.s.rec.logf("controller", verb, " ", what, " → ", err.Reason, ": ", err.Message)
 	return ctrl.Reply{Err: err}
 }
 
@@ -104,13 +104,13 @@ func boundVerdict(v *verdict.Verdict) {
 // fails the test past maxTrafficBytes. The SDK's work to encode and decode
 // them is not metered in steps, so this is what bounds it, as
 // maxCallsPerReconcile bounds the number of calls.
-func (s *sim) charge(n int) bool {
-	s.traffic += n
-	if s.traffic <= maxTrafficBytes {
+func (h *host) charge(n int) bool {
+	h.traffic += n
+	if h.traffic <= maxTrafficBytes {
 		return false
 	}
-	s.failf(verdict.OracleBudget, "Your controller's requests to the cluster and their replies came to more than "+
-		strconv.Itoa(maxTrafficBytes>>20)+" MiB in this test, in "+plural(s.reconciles, "reconcile")+
+	h.s.failf(verdict.OracleBudget, "Your controller's requests to the cluster and their replies came to more than "+
+		strconv.Itoa(maxTrafficBytes>>20)+" MiB in this test, in "+plural(h.reconciles, "reconcile")+
 		": read and write fewer or smaller objects.")
 	return true
 }
@@ -118,13 +118,13 @@ func (s *sim) charge(n int) bool {
 // reply encodes the reply to a call and charges it. A list too long for
 // one message (the cache can briefly hold more than the quota while
 // events are held back) is refused rather than sent.
-func (s *sim) reply(op ctrl.Op, r *ctrl.Reply) ([]byte, error) {
+func (h *host) reply(op ctrl.Op, r *ctrl.Reply) ([]byte, error) {
 	b := ctrl.AppendReply(nil, op, r)
 	if len(b) > maxReplyBytes {
 		b = ctrl.AppendReply(nil, op, &ctrl.Reply{Err: apiErr(500, ctrl.ReasonInternal, "the reply would be "+mib(len(b))+
 			", more than the "+mib(maxReplyBytes)+" the simulated API server sends at once: list fewer objects (a label selector)")})
 	}
-	if s.charge(len(b)) {
+	if h.charge(len(b)) {
 		return nil, errStop
 	}
 	return b, nil

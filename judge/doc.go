@@ -10,6 +10,11 @@
 // a quiet phase follows, after which oracles decide: did the world converge,
 // was the controller idempotent, did it stay within its safety bounds?
 //
+// Each part of the simulation is a small type in its own file (clock,
+// informer, kubelet, faultPlan, host, recorder, beside apiServer and
+// workqueue); sim owns one of each and makes them take turns, and run.go
+// runs the phases and the oracles. RATIONALE.md has the map.
+//
 // The learner's code runs in the sandbox package; this package knows the
 // Kubernetes side and nothing of HTTP. Its answer is a verdict.Verdict:
 // package judge/verdict holds that contract and the words for every name in

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -377,75 +376,6 @@ func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.
 	v.Status, v.Outcome, v.Message = verdict.StatusError, verdict.OutcomeInternalError, "The judge failed: "+msg
 	progress(verdict.Event{Phase: verdict.PhaseDone})
 	return v
-}
-
-// runTests runs tests concurrently, one instance each, and reports them
-// in order.
-func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
-	results := make([]verdict.TestResult, len(tests))
-	done := make([]chan struct{}, len(tests))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, t := range tests {
-		done[i] = make(chan struct{})
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			defer close(done[i])
-			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
-		}()
-	}
-	shrunk, used := false, 0
-	for i, t := range tests {
-		progress(verdict.Event{Phase: verdict.PhaseRunning, Index: i + 1, Total: len(tests), Name: t.Name})
-		<-done[i]
-		if r := &results[i]; r.Status != verdict.StatusPass && !shrunk {
-			// The first failure is the one a learner reads first: find the
-			// fewest planned faults that still make it fail the same way.
-			// It takes a slot like any test, so that no more instances
-			// (each up to the sandbox's memory limit) run at once than
-			// there are slots.
-			shrunk = true
-			sem <- struct{}{}
-			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
-			<-sem
-		}
-		used = keepWithin(&results[i], used)
-		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
-	}
-	return results
-}
-
-// shrink drops planned faults one at a time, keeping each drop after
-// which the test still fails with the same oracle, as delta debugging
-// does. It returns nil when no fault can go (or the test planned none).
-func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) *verdict.Shrunk {
-	if len(t.Faults) == 0 || r.Oracle == verdict.OracleNotJudged {
-		return nil
-	}
-	keep := slices.Clone(t.Faults)
-	for _, f := range t.Faults {
-		trial := slices.DeleteFunc(slices.Clone(keep), func(x verdict.Fault) bool { return x == f })
-		tc := *t
-		tc.Faults = trial
-		rr := runTest(ctx, newCtl, ex, &tc, seed, fileName)
-		if rr.Oracle == verdict.OracleNotJudged {
-			// A trial the clock stopped says nothing; the verdict would
-			// depend on the load, so the submission is not judged.
-			r.Oracle = verdict.OracleNotJudged
-			return nil
-		}
-		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
-			keep = trial
-		}
-	}
-	if len(keep) == len(t.Faults) || ctx.Err() != nil {
-		return nil
-	}
-	list := "none"
-	if len(keep) > 0 {
-		list = joinNames(keep, ",")
-	}
-	return &verdict.Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
 }
 
 // lru is a small least-recently-used map; callers lock.

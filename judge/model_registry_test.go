@@ -201,13 +201,13 @@ func TestRegistryCrashesLandBetweenPairedWrites(t *testing.T) {
 		between := 0
 		for seed := uint64(1); seed <= 30; seed++ {
 			s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, testSeed(seed, tc.Name))
-			s.faulty = true
+			s.faults.on = true
 			s.play(tc)
 			if s.fail != nil {
 				t.Fatalf("%q, seed %d: %s: %s", c.test, seed, s.fail.oracle, s.fail.message)
 			}
 			hit := false
-			for _, f := range s.faultLog {
+			for _, f := range s.faults.log {
 				var n int
 				if _, err := fmt.Sscanf(f[strings.Index(f, "its ")+4:], c.crash, &n); err == nil {
 					hit = true
@@ -216,7 +216,7 @@ func TestRegistryCrashesLandBetweenPairedWrites(t *testing.T) {
 			if hit {
 				between++
 			} else if seed == DefaultSeed {
-				t.Errorf("%q, default seed: no crash between the paired writes: %v", c.test, s.faultLog)
+				t.Errorf("%q, default seed: no crash between the paired writes: %v", c.test, s.faults.log)
 			}
 		}
 		if between < 15 {
@@ -318,7 +318,7 @@ func TestRegistryTraceAndTimeline(t *testing.T) {
 	if s.fail != nil {
 		t.Fatalf("%s: %s", s.fail.oracle, s.fail.message)
 	}
-	first, last := s.timeline[0], s.timeline[len(s.timeline)-1]
+	first, last := s.rec.timeline[0], s.rec.timeline[len(s.rec.timeline)-1]
 	if first.Desired != 2 || first.Actual != 1 || first.Ready != 1 || last.Desired != 2 || last.Actual != 2 || last.Ready != 2 {
 		t.Errorf("timeline from %+v to %+v; want 2/1/1 to 2/2/2", first, last)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/verdict"
+	"ctrljudge/sandbox"
 )
 
 // maxTestTime bounds one test in wall-clock time, MaxJudgeTime a whole
@@ -51,11 +53,80 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 			s.ctl.close()
 		}
 	}()
-	s.faulty = len(t.Faults) > 0
+	s.faults.on = len(t.Faults) > 0
 	s.play(t)
 	res := s.result(ex, t, seed)
 	res.DurationMs = time.Since(start).Milliseconds()
 	return res
+}
+
+// runTests runs tests concurrently, one instance each, and reports them
+// in order.
+func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
+	results := make([]verdict.TestResult, len(tests))
+	done := make([]chan struct{}, len(tests))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, t := range tests {
+		done[i] = make(chan struct{})
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			defer close(done[i])
+			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
+		}()
+	}
+	shrunk, used := false, 0
+	for i, t := range tests {
+		progress(verdict.Event{Phase: verdict.PhaseRunning, Index: i + 1, Total: len(tests), Name: t.Name})
+		<-done[i]
+		if r := &results[i]; r.Status != verdict.StatusPass && !shrunk {
+			// The first failure is the one a learner reads first: find the
+			// fewest planned faults that still make it fail the same way.
+			// It takes a slot like any test, so that no more instances
+			// (each up to the sandbox's memory limit) run at once than
+			// there are slots.
+			shrunk = true
+			sem <- struct{}{}
+			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+			<-sem
+		}
+		used = keepWithin(&results[i], used)
+		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
+	}
+	return results
+}
+
+// shrink drops planned faults one at a time, keeping each drop after
+// which the test still fails with the same oracle, as delta debugging
+// does. It returns nil when no fault can go (or the test planned none).
+func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) *verdict.Shrunk {
+	if len(t.Faults) == 0 || r.Oracle == verdict.OracleNotJudged {
+		return nil
+	}
+	keep := slices.Clone(t.Faults)
+	for _, f := range t.Faults {
+		trial := slices.DeleteFunc(slices.Clone(keep), func(x verdict.Fault) bool { return x == f })
+		tc := *t
+		tc.Faults = trial
+		rr := runTest(ctx, newCtl, ex, &tc, seed, fileName)
+		if rr.Oracle == verdict.OracleNotJudged {
+			// A trial the clock stopped says nothing; the verdict would
+			// depend on the load, so the submission is not judged.
+			r.Oracle = verdict.OracleNotJudged
+			return nil
+		}
+		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
+			keep = trial
+		}
+	}
+	if len(keep) == len(t.Faults) || ctx.Err() != nil {
+		return nil
+	}
+	list := "none"
+	if len(keep) > 0 {
+		list = joinNames(keep, ",")
+	}
+	return &verdict.Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
 }
 
 func (s *sim) play(t *Test) {
@@ -65,18 +136,18 @@ func (s *sim) play(t *Test) {
 			if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
 				s.failf(verdict.OracleSetup, "The test's objects are invalid: "+err.Message)
 			}
-			s.logf("user", "the test starts with ", describeObject(o, s.model))
+			s.rec.logf("user", "the test starts with ", describeObject(o, s.model))
 		}
 	})
 	s.settle()
-	s.resyncCache()
+	s.inf.resync(s.api)
 	s.enqueueAll()
 	s.sample(verdict.MarkNone)
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
 		s.applyStep(&t.Steps[i])
-		for i+1 < len(t.Steps) && s.maybe(verdict.FaultCoalesce) {
+		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {
 			i++
 			s.noteFault(verdict.FaultCoalesce, "Applied workload step "+strconv.Itoa(i+1)+" right after step "+strconv.Itoa(i)+
 				", so your controller sees only their combined effect.")
@@ -88,9 +159,9 @@ func (s *sim) play(t *Test) {
 		return
 	}
 	// Quiet phase: no faults; the world must settle into the desired state.
-	s.faulty = false
-	s.release()
-	s.logf("judge", "quiet phase: no more faults")
+	s.faults.on = false
+	s.inf.release()
+	s.rec.logf("judge", "quiet phase: no more faults")
 	s.runUntilIdle(max, "in the quiet phase")
 	if s.fail != nil {
 		return
@@ -106,24 +177,24 @@ func (s *sim) play(t *Test) {
 		}
 	}
 	// Idempotency: one more pass over every object, nothing changed.
-	writes := len(s.writeLog)
-	s.logf("judge", "idempotency check: reconcile everything again")
+	writes := len(s.rec.writes)
+	s.rec.logf("judge", "idempotency check: reconcile everything again")
 	s.enqueueAll()
 	s.runUntilIdle(max, "during the idempotency check")
 	if s.fail != nil {
 		return
 	}
-	if n := len(s.writeLog) - writes; n > 0 {
+	if n := len(s.rec.writes) - writes; n > 0 {
 		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
-			plural(n, "write")+": "+joinList(s.writeLog[writes:], maxMessageBytes/2)+". A converged controller must make none.")
+			plural(n, "write")+": "+joinList(s.rec.writes[writes:], maxMessageBytes/2)+". A converged controller must make none.")
 		return
 	}
 	if ok, why := s.model.converged(s.world); !ok {
 		s.failf(verdict.OracleConvergence, "The cluster left the desired state after a further reconcile. "+why)
 		return
 	}
-	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.writeLog) {
-		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+joinList(s.writeLog, maxMessageBytes/2)+".")
+	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.writes) {
+		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+joinList(s.rec.writes, maxMessageBytes/2)+".")
 	}
 }
 
@@ -153,17 +224,17 @@ func sortedKeys[V any](m map[string]V) []string {
 // runUntilIdle runs the controller until the queue is empty, the world is
 // quiet and no requeue is due within idleHorizon, or the budget is spent.
 func (s *sim) runUntilIdle(budget int, when string) {
-	startClock := s.clock
-	start := s.reconciles
+	startClock := s.clock.now
+	start := s.host.reconciles
 	for s.fail == nil {
 		if s.ctx.Err() != nil {
 			s.notJudged()
 			return
 		}
 		s.settle()
-		s.queue.promote(s.clock)
+		s.queue.promote(s.clock.now)
 		if s.queue.len() > 0 {
-			if s.reconciles-start >= budget {
+			if s.host.reconciles-start >= budget {
 				s.failf(verdict.OracleBudget, "Your controller was still busy after "+strconv.Itoa(budget)+" reconciles "+when+
 					": it never settled (does it keep changing something, or requeue itself forever?).")
 				return
@@ -173,22 +244,22 @@ func (s *sim) runUntilIdle(budget int, when string) {
 			s.reconcile(key)
 			continue
 		}
-		if len(s.held) > 0 {
+		if s.inf.holding() {
 			// Idle, the informer catches up with what stale-read held
 			// back: a stale window lasts until the next reconcile or until
 			// the controller rests, whichever comes first.
-			s.release()
+			s.inf.release()
 			continue
 		}
 		if at, ok := s.queue.nextDelayed(); ok && at <= startClock+idleHorizon {
-			s.clock = max(s.clock, at)
+			s.clock.advanceTo(at)
 			continue
 		}
-		if s.dropped > 0 {
+		if s.inf.dropped > 0 {
 			period := time.Duration(s.suite.World.ResyncPeriod)
-			s.clock = (s.clock/period + 1) * period
-			s.dropped = 0
-			s.logf("informer", "periodic resync: every object is reconciled again")
+			s.clock.now = (s.clock.now/period + 1) * period
+			s.inf.dropped = 0
+			s.rec.logf("informer", "periodic resync: every object is reconciled again")
 			s.enqueueAll()
 			continue
 		}
@@ -198,16 +269,15 @@ func (s *sim) runUntilIdle(budget int, when string) {
 
 // worldFaults happen to the world between reconciles.
 func (s *sim) worldFaults() {
-	if s.maybe(verdict.FaultPodFailure) {
+	if s.faults.maybe(verdict.FaultPodFailure) {
 		if p := s.pickPod("random", true); p != nil {
 			s.withActor("kubelet", func() {
-				s.api.setPodStatus(p.Namespace, p.Name, ctrl.PodStatus{Phase: ctrl.PodFailed,
-					Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionFalse}}})
+				s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
 			})
 			s.noteFault(verdict.FaultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
 		}
 	}
-	if s.maybe(verdict.FaultManualDelete) {
+	if s.faults.maybe(verdict.FaultManualDelete) {
 		if p := s.pickPod("random", false); p != nil {
 			s.withActor("user", func() { s.api.delete(ctrl.KindPod, p.Namespace, p.Name) })
 			s.noteFault(verdict.FaultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
@@ -254,10 +324,10 @@ func (s *sim) applyStep(st *Step) {
 						o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
 					}
 					s.api.update(o, false)
-					s.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
+					s.rec.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
 				} else {
 					s.api.create(o, true)
-					s.logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
+					s.rec.logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
 				}
 			}
 		case st.Patch != nil:
@@ -275,7 +345,7 @@ func (s *sim) applyStep(st *Step) {
 				}
 				s.api.update(next, false)
 				b, _ := json.Marshal(st.Patch[ref])
-				s.logf("user", "patched ", ref, " with ", string(b))
+				s.rec.logf("user", "patched ", ref, " with ", string(b))
 			}
 		case st.Delete != "":
 			kind, name, _ := strings.Cut(st.Delete, "/")
@@ -291,7 +361,7 @@ func (s *sim) applyStep(st *Step) {
 				s.failf(verdict.OracleSetup, "The test deletes "+st.Delete+": "+err.Message)
 				return
 			}
-			s.logf("user", "deleted ", kind, " ", name)
+			s.rec.logf("user", "deleted ", kind, " ", name)
 		case st.Fail != "":
 			_, how, _ := strings.Cut(st.Fail, "/")
 			p := s.pickPod(how, true)
@@ -299,9 +369,8 @@ func (s *sim) applyStep(st *Step) {
 				s.failf(verdict.OracleSetup, "The test fails a Pod, but none is Running.")
 				return
 			}
-			s.api.setPodStatus(p.Namespace, p.Name, ctrl.PodStatus{Phase: ctrl.PodFailed,
-				Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionFalse}}})
-			s.logf("user", "Pod ", p.Name, " failed")
+			s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
+			s.rec.logf("user", "Pod ", p.Name, " failed")
 		}
 	})
 	s.sample(verdict.MarkUser)
@@ -351,19 +420,15 @@ func describeObject(o ctrl.Object, m model) string {
 // result turns the run into a TestResult.
 func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 	r := verdict.TestResult{Name: t.Name, Status: verdict.StatusPass, Sample: t.Sample, Seed: seed,
-		Reconciles: s.reconciles, Writes: len(s.writeLog)}
-	r.Output = strings.ToValidUTF8(string(s.out.b), "\uFFFD")
-	r.OutputTruncated = s.out.truncated
+		Reconciles: s.host.reconciles, Writes: len(s.rec.writes)}
+	r.Output = strings.ToValidUTF8(string(s.rec.out.b), "\uFFFD")
+	r.OutputTruncated = s.rec.out.truncated
 	if i := strings.Index(r.Output, "\ngoroutine "); i >= 0 && s.fail != nil {
 		// The Go runtime's dump of every goroutine: the message already
 		// has the panic and the learner's frames.
 		r.Output = r.Output[:i+1] + "(the Go runtime's traceback is left out; the message above has your frames)\n"
 	}
-	for _, c := range verdict.Faults {
-		if s.fired[c] > 0 {
-			r.FaultClasses = append(r.FaultClasses, c)
-		}
-	}
+	r.FaultClasses = s.faults.classes()
 	if s.fail == nil {
 		return r
 	}
@@ -375,17 +440,10 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 	if h, ok := s.model.(interface{ hint(verdict.Oracle) string }); ok && h.hint(r.Oracle) != "" {
 		r.Hint = h.hint(r.Oracle)
 	}
-	r.Faults = s.faultLog
+	r.Faults = s.faults.log
 	r.Replay = ReplayCommand(ex, t.Name, seed)
-	r.Trace = s.trace
-	if len(r.Trace) > verdict.MaxTraceLines {
-		r.Trace = r.Trace[len(r.Trace)-verdict.MaxTraceLines:]
-	}
-	r.Timeline = s.timeline
-	if len(r.Timeline) > maxTimelinePoints {
-		// The end of a run explains it; this keeps a verdict small.
-		r.Timeline = r.Timeline[len(r.Timeline)-maxTimelinePoints:]
-	}
+	r.Trace = s.rec.traceTail()
+	r.Timeline = s.rec.timelineTail()
 	return r
 }
 

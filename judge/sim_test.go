@@ -35,7 +35,7 @@ func startNative(newR func() ctrl.Reconciler) func(*sim) (controller, error) {
 func (n *nativeController) reconcile(ctx context.Context) (err error) {
 	ctrl.Register(n.r)
 	ctrl.NativeHost = func(op ctrl.Op, msg []byte) []byte {
-		reply, herr := n.s.HandleCall(uint32(op), msg)
+		reply, herr := n.s.host.HandleCall(uint32(op), msg)
 		if herr != nil {
 			panic(hostStop{herr})
 		}

@@ -1,0 +1,84 @@
+package judge
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"ctrljudge/judge/verdict"
+)
+
+func TestFaultPlanFiresOnlyWhatIsPlannedInTheFaultyPhase(t *testing.T) {
+	p := newFaultPlan(rand.New(rand.NewPCG(1, 2)), []verdict.Fault{verdict.FaultRestart})
+	for i := 0; i < 50; i++ {
+		if p.maybe(verdict.FaultRestart) {
+			t.Fatal("fired outside the faulty phase")
+		}
+	}
+	p.on = true
+	for i := 0; i < 50; i++ {
+		if p.maybe(verdict.FaultConflict) {
+			t.Fatal("fired a class the test does not plan")
+		}
+	}
+	if p.chance[verdict.FaultRestart] != 0 {
+		t.Fatal("an opportunity outside the faulty phase counted")
+	}
+}
+
+func TestFaultPlanFiresForSureThenUpToItsCap(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		for _, f := range verdict.Faults {
+			p := newFaultPlan(rand.New(rand.NewPCG(seed, seed)), []verdict.Fault{f})
+			p.on = true
+			pol := faultPolicies[f]
+			first := -1
+			for i := 0; i < 200; i++ {
+				if p.maybe(f) && first < 0 {
+					first = i
+				}
+			}
+			if first < 0 || first > p.sure[f] || p.sure[f] >= pol.sureWithin {
+				t.Fatalf("seed %d, %s: first fired at opportunity %d, sure at %d (within %d)", seed, f, first, p.sure[f], pol.sureWithin)
+			}
+			if p.fired[f] != pol.max {
+				t.Fatalf("seed %d, %s: fired %d times in 200 chances, want the cap %d", seed, f, p.fired[f], pol.max)
+			}
+		}
+	}
+}
+
+func TestFaultPlanIsAFunctionOfTheSeed(t *testing.T) {
+	draw := func() []bool {
+		p := newFaultPlan(rand.New(rand.NewPCG(7, 7)), verdict.Faults)
+		p.on = true
+		var out []bool
+		for i := 0; i < 30; i++ {
+			for _, f := range verdict.Faults {
+				out = append(out, p.maybe(f))
+			}
+		}
+		return out
+	}
+	if !slices.Equal(draw(), draw()) {
+		t.Fatal("the same seed fired different faults")
+	}
+}
+
+func TestFaultPlanClassesComeInVerdictOrder(t *testing.T) {
+	p := newFaultPlan(rand.New(rand.NewPCG(1, 1)), nil)
+	p.fired[verdict.FaultConflict] = 1
+	p.fired[verdict.FaultRestart] = 2
+	want := []verdict.Fault{}
+	for _, f := range verdict.Faults {
+		if f == verdict.FaultConflict || f == verdict.FaultRestart {
+			want = append(want, f)
+		}
+	}
+	if got := p.classes(); !slices.Equal(got, want) {
+		t.Fatalf("classes %v, want %v", got, want)
+	}
+	if newFaultPlan(rand.New(rand.NewPCG(1, 1)), nil).classes() != nil {
+		t.Fatal("no fault fired: classes must be nil, as the verdict omits them")
+	}
+}
