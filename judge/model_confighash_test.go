@@ -4,7 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,20 +99,21 @@ type hashOptions struct {
 }
 
 func hashRef(o hashOptions) func() ctrl.Reconciler {
-	hash := func(data map[string]string) string {
-		keys := make([]string, 0, len(data))
-		for k := range data {
-			keys = append(keys, k)
+	// The hash is the model's, which TestConfigHashDefinition pins to
+	// values computed by hand with sha256sum, not a second copy of the
+	// solution's; the descending mistake is its own small function.
+	hash := configHash
+	if o.descending {
+		hash = func(data map[string]string) string {
+			keys := slices.Sorted(maps.Keys(data))
+			slices.Reverse(keys)
+			var b strings.Builder
+			for _, k := range keys {
+				b.WriteString(k + "=" + data[k] + "\n")
+			}
+			sum := sha256.Sum256([]byte(b.String()))
+			return hex.EncodeToString(sum[:])
 		}
-		sort.Strings(keys)
-		if o.descending {
-			sort.Sort(sort.Reverse(sort.StringSlice(keys)))
-		}
-		h := sha256.New()
-		for _, k := range keys {
-			h.Write([]byte(k + "=" + data[k] + "\n"))
-		}
-		return hex.EncodeToString(h.Sum(nil))
 	}
 	return func() ctrl.Reconciler {
 		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {

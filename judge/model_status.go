@@ -24,27 +24,43 @@ func init() { models["deployment-status"] = statusModel{} }
 //	availableReplicas  the Ready ones on the template's image
 type statusModel struct{}
 
+// statusTable is exercise 172's table of what each field counts, among
+// the Pods that count at all (see staying). It is written from the
+// statement, field by field, rather than as the reference solution's one
+// pass over the Pods, so that a mistake in the solution is not copied here.
+var statusTable = []struct {
+	field  func(*ctrl.DeploymentStatus) *int32
+	counts func(p *ctrl.Pod, image string) bool
+}{
+	{func(s *ctrl.DeploymentStatus) *int32 { return &s.Replicas }, func(*ctrl.Pod, string) bool { return true }},
+	{func(s *ctrl.DeploymentStatus) *int32 { return &s.UpdatedReplicas }, onImage},
+	{func(s *ctrl.DeploymentStatus) *int32 { return &s.ReadyReplicas }, func(p *ctrl.Pod, _ string) bool { return ctrl.IsPodReady(p) }},
+	{func(s *ctrl.DeploymentStatus) *int32 { return &s.AvailableReplicas }, func(p *ctrl.Pod, img string) bool {
+		return ctrl.IsPodReady(p) && onImage(p, img)
+	}},
+}
+
+func onImage(p *ctrl.Pod, image string) bool { return ctrl.PodImage(&p.Spec) == image }
+
+// staying says whether a Pod counts at all: one being deleted is leaving
+// and a Failed one will never run again.
+func staying(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil && p.Status.Phase != ctrl.PodFailed }
+
 // wantStatus is the status Deployment d should report, from the API
-// server's Pods (not the controller's cache).
+// server's Pods (not the controller's cache): each field of statusTable
+// counted on its own, and observedGeneration copied from the generation.
 func wantStatus(w *world, d *ctrl.Deployment) ctrl.DeploymentStatus {
 	st := ctrl.DeploymentStatus{ObservedGeneration: d.Generation}
 	img := ctrl.PodImage(&d.Spec.Template.Spec)
-	for _, p := range statusPods(w, d) {
-		if p.DeletionTimestamp != nil || p.Status.Phase == ctrl.PodFailed {
-			continue
+	pods := statusPods(w, d)
+	for _, row := range statusTable {
+		n := int32(0)
+		for _, p := range pods {
+			if staying(p) && row.counts(p, img) {
+				n++
+			}
 		}
-		current := ctrl.PodImage(&p.Spec) == img
-		ready := ctrl.IsPodReady(p)
-		st.Replicas++
-		if current {
-			st.UpdatedReplicas++
-		}
-		if ready {
-			st.ReadyReplicas++
-		}
-		if ready && current {
-			st.AvailableReplicas++
-		}
+		*row.field(&st) = n
 	}
 	return st
 }
