@@ -12,6 +12,7 @@ import (
 func cmdCheck(args []string) int {
 	fs, dir := newFlags("check")
 	verbose := fs.Bool("v", false, "show passing checks too")
+	mutate := fs.Bool("mutate", false, "mutation score: judge generated variants of solution.go and report those the tests miss")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return 2
@@ -36,6 +37,9 @@ func cmdCheck(args []string) int {
 		return fail("%v", err)
 	}
 	defer eng.Close()
+	if *mutate {
+		return mutateExercises(eng, *dir, exs, *verbose)
+	}
 	bad := 0
 	for _, ex := range exs {
 		r := eng.Check(context.Background(), ex)
