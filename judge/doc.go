@@ -12,8 +12,9 @@
 //
 // Each part of the simulation is a small type in its own file (clock,
 // informer, kubelet, faultPlan, host, recorder, beside apiServer and
-// workqueue); sim owns one of each and makes them take turns, and run.go
-// runs the phases and the oracles. RATIONALE.md has the map.
+// workqueue; controller.go starts the learner's process); sim owns one of
+// each and makes them take turns, and run.go runs the phases and the
+// oracles. RATIONALE.md has the map.
 //
 // The learner's code runs in the sandbox package; this package knows the
 // Kubernetes side and nothing of HTTP. Its answer is a verdict.Verdict:

@@ -1,0 +1,116 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
+	"ctrljudge/sandbox"
+)
+
+// The learner's controller process: started in the sandbox, with the
+// host as its only way out, and its traps turned into the oracle they fail.
+
+// controller is the learner's controller process.
+type controller interface {
+	// reconcile runs Reconcile once; an error is a *sandbox.Trap.
+	reconcile(ctx context.Context) error
+	close()
+}
+
+// wasmController runs the learner's module in the sandbox.
+type wasmController struct{ inst *sandbox.Instance }
+
+// startWasm starts controllers from a compiled module: each start is a
+// fresh instance, metered against the test's one step budget, so a
+// restart wipes memory but not the work already done.
+func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
+	return func(s *sim) (controller, error) {
+		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
+			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
+			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time})
+		if err != nil {
+			return nil, err
+		}
+		res, err := inst.Call(s.ctx, "ctrljudge_abi_version")
+		if err != nil {
+			return nil, err
+		}
+		if len(res) != 1 || int32(res[0]) != ctrl.ABIVersion {
+			inst.Close(s.ctx)
+			return nil, &sandbox.Trap{Kind: sandbox.TrapProtocol, Message: "the module was built against another version of the SDK"}
+		}
+		return &wasmController{inst}, nil
+	}
+}
+
+func (w *wasmController) reconcile(ctx context.Context) error {
+	_, err := w.inst.Call(ctx, "ctrljudge_reconcile")
+	return err
+}
+
+func (w *wasmController) close() { w.inst.Close(context.Background()) }
+
+// trapped turns a reconcile that did not return into the test's failure.
+func (s *sim) trapped(err error) {
+	var trap *sandbox.Trap
+	if !errors.As(err, &trap) {
+		if s.ctx.Err() != nil {
+			s.notJudged()
+			return
+		}
+		s.failf(verdict.OracleRuntime, "The judge could not run your controller: "+err.Error())
+		return
+	}
+	if errors.Is(trap.Err, errStop) {
+		return // an oracle already failed
+	}
+	switch trap.Kind {
+	case sandbox.TrapPanic:
+		s.failf(verdict.OracleRuntime, "Your controller panicked: "+learnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
+	case sandbox.TrapFuel:
+		if trap.Total {
+			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
+				plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends.")
+		} else {
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?).")
+		}
+	case sandbox.TrapTimeout:
+		s.notJudged()
+	case sandbox.TrapOutput:
+		s.failf(verdict.OracleOutput, "Your controller wrote too much output: "+trap.Message+". Log less, or only when something changes.")
+	case sandbox.TrapOutOfMemory:
+		s.failf(verdict.OracleMemory, "Your controller ran out of memory: "+trap.Message+".")
+	case sandbox.TrapExit:
+		s.failf(verdict.OracleRuntime, "Your controller stopped the program: "+trap.Message+". Return from Reconcile instead of exiting.")
+	case sandbox.TrapHost:
+		s.failf(verdict.OracleRuntime, "Your controller sent the judge a request it could not understand: "+trap.Message)
+	default:
+		s.failf(verdict.OracleRuntime, "Your controller stopped: "+trap.Message)
+	}
+}
+
+// learnerFrames keeps the stack frames in the learner's own code, naming
+// the file as the learner does.
+func learnerFrames(stack []string, fileName string) []string {
+	var out []string
+	for _, f := range stack {
+		if strings.HasPrefix(f, "main.") && !strings.Contains(f, glueFile) {
+			f = strings.ReplaceAll(f, "workspace/"+learnerPath, fileName)
+			out = append(out, "    at "+f)
+		}
+	}
+	return out
+}
+
+// thousands writes n with thousands separators: 5,000,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
