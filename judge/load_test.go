@@ -110,11 +110,7 @@ func TestVerdictsDoNotDependOnLoad(t *testing.T) {
 					t.Errorf("idle: test %q failed with %q, want %q: %s", tr.Name, tr.Oracle, c.everyOracle, tr.Message)
 				}
 			}
-			a, _ := json.Marshal(idle)
-			b, _ := json.Marshal(loaded)
-			if !bytes.Equal(a, b) {
-				t.Fatalf("the verdict changed under load:\nidle:   %s\nloaded: %s", a, b)
-			}
+			sameVerdict(t, idle, loaded)
 		})
 	}
 }
@@ -148,6 +144,13 @@ func TestColdCacheBuildUnderLoad(t *testing.T) {
 	if idle.Outcome != verdict.OutcomeAccepted {
 		t.Fatalf("on a cold cache: %s: %s %+v", idle.Outcome, idle.Message, idle.Diagnostics)
 	}
+	sameVerdict(t, idle, loaded)
+}
+
+// sameVerdict fails unless the idle and the loaded verdict are the same
+// JSON to the byte.
+func sameVerdict(t *testing.T, idle, loaded *verdict.Verdict) {
+	t.Helper()
 	a, _ := json.Marshal(idle)
 	b, _ := json.Marshal(loaded)
 	if !bytes.Equal(a, b) {
