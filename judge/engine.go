@@ -309,6 +309,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	if err != nil {
 		return e.internal(v, "compiling the module: "+err.Error(), progress)
 	}
+	defer e.rt.Release(mod) // every instance of it is made before Judge returns
 	v.Timings.Cached = buildCached
 
 	var tests []*Test

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,12 @@ type compileResult struct {
 	done chan struct{}
 	mod  *Module
 	err  error
+	// refs counts callers of Compile that have not released the module
+	// yet; an evicted module is closed once none is left, so the compiled
+	// code does not outlive its last judgement (wazero keeps a compiled
+	// module until it is closed).
+	refs    int
+	evicted bool
 }
 
 // NewRuntime starts a runtime with the host imports installed.
@@ -108,8 +115,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 
 // Module is a compiled module, ready to instantiate any number of times.
 type Module struct {
-	cm   wazero.CompiledModule
-	Hash [32]byte
+	cm    wazero.CompiledModule
+	Hash  [32]byte
+	entry *compileResult
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
@@ -118,17 +126,23 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	h := sha256.Sum256(wasm)
 	r.mu.Lock()
 	if c, ok := r.mods[h]; ok {
+		c.refs++
 		r.mu.Unlock()
 		<-c.done
-		return c.mod, true, c.err
+		if c.err != nil {
+			return nil, true, c.err
+		}
+		return c.mod, true, nil
 	}
-	c := &compileResult{done: make(chan struct{})}
+	c := &compileResult{done: make(chan struct{}), refs: 1}
 	r.mods[h] = c
 	r.order = append(r.order, h)
 	if len(r.order) > maxCachedModules {
-		old := r.order[0]
+		old := r.mods[r.order[0]]
+		delete(r.mods, r.order[0])
 		r.order = r.order[1:]
-		delete(r.mods, old) // instances already made keep working
+		old.evicted = true
+		r.closeIfUnused(old)
 	}
 	r.mu.Unlock()
 
@@ -139,15 +153,41 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		err = checkImports(cm)
 	}
 	if err != nil {
+		if cm != nil {
+			cm.Close(context.Background())
+		}
 		r.mu.Lock()
-		delete(r.mods, h)
+		if r.mods[h] == c {
+			delete(r.mods, h)
+			r.order = slices.DeleteFunc(r.order, func(x [32]byte) bool { return x == h })
+		}
 		r.mu.Unlock()
 		c.err = err
 	} else {
-		c.mod = &Module{cm: cm, Hash: h}
+		c.mod = &Module{cm: cm, Hash: h, entry: c}
 	}
 	close(c.done)
 	return c.mod, false, c.err
+}
+
+// Release says the caller of Compile is done with m: it makes no more
+// instances of it. Instances already made keep working.
+func (r *Runtime) Release(m *Module) {
+	if m == nil || m.entry == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m.entry.refs--
+	r.closeIfUnused(m.entry)
+}
+
+// closeIfUnused closes an evicted module nobody holds; r.mu is held.
+func (r *Runtime) closeIfUnused(c *compileResult) {
+	if c.evicted && c.refs <= 0 && c.mod != nil {
+		c.mod.cm.Close(context.Background())
+		c.mod = nil
+	}
 }
 
 // checkImports refuses modules that import anything but WASI and our host.

@@ -96,6 +96,7 @@ var (
 	setupOnce sync.Once
 	testRT    *Runtime
 	testMod   *Module
+	testWasm  []byte
 	setupErr  error
 )
 
@@ -121,6 +122,7 @@ func module(t *testing.T) (*Runtime, *Module) {
 		if testRT, setupErr = NewRuntime(context.Background(), Config{}); setupErr != nil {
 			return
 		}
+		testWasm = wasm
 		testMod, _, setupErr = testRT.Compile(context.Background(), wasm)
 	})
 	if setupErr != nil {
@@ -264,5 +266,55 @@ func TestUntrustedSourceIsVetted(t *testing.T) {
 	b := &Builder{}
 	if _, err := b.Build(context.Background(), big); err == nil || !strings.Contains(err.Error(), "limit is 64 KiB") {
 		t.Errorf("oversized source: %v", err)
+	}
+}
+
+// Evicted compiled modules are closed once released, so a long-running
+// judge does not keep the code of every module it ever compiled; one still
+// held keeps working until its holder releases it.
+func TestEvictedModulesAreClosedWhenReleased(t *testing.T) {
+	module(t)
+	rt, err := NewRuntime(context.Background(), Config{Interpreter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	// Distinct bytes, same code: an empty custom section named by i.
+	variant := func(i int) []byte {
+		return append(append([]byte(nil), testWasm...), 0, 4, 2, byte('a'+i%26), byte('a'+i/26), 0)
+	}
+	held, _, err := rt.Compile(context.Background(), variant(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := rt.Compile(context.Background(), variant(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Release(first)
+	for i := 2; i < maxCachedModules+3; i++ {
+		m, _, err := rt.Compile(context.Background(), variant(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Release(m)
+	}
+	if first.entry.mod != nil {
+		t.Error("an evicted, released module was not closed")
+	}
+	inst, err := held.Instantiate(context.Background(), rt, echoHost{}, Limits{})
+	if err != nil {
+		t.Fatalf("an evicted module still held stopped working: %v", err)
+	}
+	if _, err := inst.Call(context.Background(), "echo_small"); err != nil {
+		t.Fatal(err)
+	}
+	inst.Close(context.Background())
+	if held.entry.mod == nil {
+		t.Error("a held module was closed")
+	}
+	rt.Release(held)
+	if held.entry.mod != nil {
+		t.Error("an evicted module was not closed when its holder released it")
 	}
 }
