@@ -8,19 +8,6 @@
   const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
 
-  function initTheme() {
-    const btn = $("#theme-toggle");
-    if (!btn) return;
-    const sync = () => btn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "dark"));
-    sync();
-    btn.addEventListener("click", () => {
-      const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
-      document.documentElement.dataset.theme = next;
-      try { localStorage.setItem("cj-theme", next); } catch (e) {}
-      sync();
-    });
-  }
-
   // Home: filter rows as the learner types; the form still works without us.
   function initFilters() {
     const form = $("form.filters");
@@ -515,7 +502,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    initTheme();
     initCopy();
     localTimes();
     initAnchors();

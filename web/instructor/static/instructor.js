@@ -22,19 +22,6 @@
   };
   const show = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())} ${zoneName(d)}`;
 
-  function initTheme() {
-    const btn = document.getElementById("theme-toggle");
-    if (!btn) return;
-    const sync = () => btn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "dark"));
-    sync();
-    btn.addEventListener("click", () => {
-      const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
-      document.documentElement.dataset.theme = next;
-      try { localStorage.setItem("cj-theme", next); } catch (e) {}
-      sync();
-    });
-  }
-
   // <time datetime="…Z" class="local"> shows the time in the browser's zone.
   function initTimes() {
     $$("time.local[datetime]").forEach((el) => {
@@ -83,8 +70,6 @@
       });
     });
   }
-
-  initTheme();
   initTimes();
   initDueForms();
   initCopy();
