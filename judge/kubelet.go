@@ -6,37 +6,100 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
+// How fast new Pods become Ready (World.PodReady, Test.PodReady).
+const (
+	// readySoon: Running and Ready readyAfter after creation, which the
+	// simulation lets happen before the controller's next call.
+	readySoon = "soon"
+	// readyWhenIdle: Running (not Ready) at once; Ready only once the
+	// controller is idle, one Pod at a time, so the controller sees Pods
+	// that run but do not serve yet.
+	readyWhenIdle = "when-idle"
+	// readyNever: Running, and never Ready unless a test's ready step
+	// says so.
+	readyNever = "never"
+)
+
+var podReadyModes = []string{readySoon, readyWhenIdle, readyNever}
+
 // kubelet runs the Pods: a new Pod is Pending at once, then Running and
-// Ready readyAfter later on the virtual clock, unless it changed or went
-// away meanwhile. Its stages are timers, so they fire when the simulation
-// lets the world settle, never in the middle of a reconcile.
+// (as mode says) Ready readyAfter later on the virtual clock, unless it
+// changed or went away meanwhile. Its stages are timers, so they fire when
+// the simulation lets the world settle, never in the middle of a
+// reconcile; with readyWhenIdle, readiness waits for the controller to be
+// idle (readyNext).
 type kubelet struct {
 	clock      *clock
 	api        *apiServer
 	rec        *recorder
 	readyAfter time.Duration
+	mode       string                        // readySoon (or ""), readyWhenIdle or readyNever
+	waiting    []podRef                      // readyWhenIdle: Running Pods to make Ready, in order
 	as         func(actor string, do func()) // writes as the kubelet
 }
 
+type podRef struct{ ns, name, uid string }
+
 // startPod sets the timers of a new Pod's stages.
 func (k *kubelet) startPod(p *ctrl.Pod) {
-	ns, name, uid := p.Namespace, p.Name, p.UID
+	ref := podRef{p.Namespace, p.Name, p.UID}
 	k.clock.after(0, func() {
-		if cur := k.api.get(ctrl.KindPod, ns, name); cur != nil && cur.GetObjectMeta().UID == uid && cur.(*ctrl.Pod).Status.Phase == "" {
-			k.as("kubelet", func() { k.api.setPodStatus(ns, name, ctrl.PodStatus{Phase: ctrl.PodPending}) })
+		if cur := k.pod(ref); cur != nil && cur.Status.Phase == "" {
+			k.as("kubelet", func() { k.api.setPodStatus(ref.ns, ref.name, ctrl.PodStatus{Phase: ctrl.PodPending}) })
 		}
 	})
 	k.clock.after(k.readyAfter, func() {
-		cur := k.api.get(ctrl.KindPod, ns, name)
-		if cur == nil || cur.GetObjectMeta().UID != uid || cur.(*ctrl.Pod).Status.Phase != ctrl.PodPending {
+		cur := k.pod(ref)
+		if cur == nil || cur.Status.Phase != ctrl.PodPending {
 			return
 		}
-		k.as("kubelet", func() {
-			k.api.setPodStatus(ns, name, ctrl.PodStatus{Phase: ctrl.PodRunning,
-				Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionTrue}}})
-		})
-		k.rec.logf("kubelet", "Pod ", name, " is Running and Ready")
+		if k.mode == readyWhenIdle || k.mode == readyNever {
+			k.as("kubelet", func() { k.api.setPodStatus(ref.ns, ref.name, runningStatus(false)) })
+			k.rec.logf("kubelet", "Pod ", ref.name, " is Running, not Ready yet")
+			if k.mode == readyWhenIdle {
+				k.waiting = append(k.waiting, ref)
+			}
+			return
+		}
+		k.as("kubelet", func() { k.api.setPodStatus(ref.ns, ref.name, runningStatus(true)) })
+		k.rec.logf("kubelet", "Pod ", ref.name, " is Running and Ready")
 	})
+}
+
+// pod returns the stored Pod ref names, if it is still the same Pod.
+func (k *kubelet) pod(ref podRef) *ctrl.Pod {
+	cur, _ := k.api.get(ctrl.KindPod, ref.ns, ref.name).(*ctrl.Pod)
+	if cur == nil || cur.UID != ref.uid {
+		return nil
+	}
+	return cur
+}
+
+// readyNext makes the first waiting Pod that still runs unready Ready,
+// and says whether there was one. The simulation calls it when the
+// controller is idle.
+func (k *kubelet) readyNext() bool {
+	for len(k.waiting) > 0 {
+		ref := k.waiting[0]
+		k.waiting = k.waiting[1:]
+		cur := k.pod(ref)
+		if cur == nil || cur.DeletionTimestamp != nil || cur.Status.Phase != ctrl.PodRunning || ctrl.IsPodReady(cur) {
+			continue
+		}
+		k.as("kubelet", func() { k.api.setPodStatus(ref.ns, ref.name, runningStatus(true)) })
+		k.rec.logf("kubelet", "Pod ", ref.name, " is Ready")
+		return true
+	}
+	return false
+}
+
+// runningStatus is a Running Pod's status, Ready or not.
+func runningStatus(ready bool) ctrl.PodStatus {
+	st := ctrl.ConditionFalse
+	if ready {
+		st = ctrl.ConditionTrue
+	}
+	return ctrl.PodStatus{Phase: ctrl.PodRunning, Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: st}}}
 }
 
 // failedStatus is the status of a Pod whose container crashed for good.

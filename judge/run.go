@@ -40,13 +40,21 @@ func testSeed(seed uint64, name string) uint64 {
 	return x ^ x>>31
 }
 
+// seedFor is the test's seed within a submission seeded with seed.
+func (t *Test) seedFor(seed uint64) uint64 {
+	if t.Seed != 0 {
+		return t.Seed
+	}
+	return testSeed(seed, t.Name)
+}
+
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
 func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) verdict.TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
-	s := newSim(ctx, newCtl, ex.Suite, t, testSeed(seed, t.Name))
+	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
 	s.fileName = fileName
 	defer func() {
 		if s.ctl != nil {
@@ -133,7 +141,7 @@ func (s *sim) play(t *Test) {
 	// The cluster as the test describes it, before the controller starts.
 	s.withActor("user", func() {
 		for _, o := range t.objects {
-			if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
+			if err := s.seedObject(o); err != nil {
 				s.failf(verdict.OracleSetup, "The test's objects are invalid: "+err.Message)
 			}
 			s.rec.logf("user", "the test starts with ", describeObject(o, s.model))
@@ -146,6 +154,7 @@ func (s *sim) play(t *Test) {
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
+		s.landMeanwhile("", "", i)
 		s.applyStep(&t.Steps[i])
 		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {
 			i++
@@ -158,6 +167,8 @@ func (s *sim) play(t *Test) {
 	if s.fail != nil {
 		return
 	}
+	// An edit still waiting for the controller's write lands now.
+	s.landMeanwhile("", "", len(t.Steps)+1)
 	// Quiet phase: no faults; the world must settle into the desired state.
 	s.faults.on = false
 	s.inf.release()
@@ -251,6 +262,11 @@ func (s *sim) runUntilIdle(budget int, when string) {
 			s.inf.release()
 			continue
 		}
+		if s.kubelet.readyNext() {
+			// Pods that wait for the controller to be idle become Ready
+			// one at a time.
+			continue
+		}
 		if at, ok := s.queue.nextDelayed(); ok && at <= startClock+idleHorizon {
 			s.clock.advanceTo(at)
 			continue
@@ -289,10 +305,16 @@ func (s *sim) worldFaults() {
 // pickPod picks a Pod by name order or by the seed; running asks for a
 // Running one.
 func (s *sim) pickPod(how string, running bool) *ctrl.Pod {
+	return s.pickPodWhere(how, func(p *ctrl.Pod) bool { return !running || p.Status.Phase == ctrl.PodRunning })
+}
+
+// pickPodWhere picks, among the Pods not being deleted that ok accepts,
+// one by name ("first", "last", or its name) or by the seed ("random").
+func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
 	var cands []*ctrl.Pod
 	for _, o := range s.api.list(ctrl.KindPod) {
 		p := o.(*ctrl.Pod)
-		if p.DeletionTimestamp == nil && (!running || p.Status.Phase == ctrl.PodRunning) {
+		if p.DeletionTimestamp == nil && ok(p) {
 			cands = append(cands, p)
 		}
 	}
@@ -304,11 +326,88 @@ func (s *sim) pickPod(how string, running bool) *ctrl.Pod {
 		return cands[0]
 	case "last":
 		return cands[len(cands)-1]
+	case "random":
+		return cands[s.rng.IntN(len(cands))]
 	}
-	return cands[s.rng.IntN(len(cands))]
+	for _, p := range cands {
+		if p.Name == how {
+			return p
+		}
+	}
+	return nil
+}
+
+// seedObject creates an object of the test's, as the user; one whose
+// manifest has a deletionTimestamp is then deleted, so it stays, being
+// deleted, as long as its finalizers hold it.
+func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
+	if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
+		return err
+	}
+	if m := o.GetObjectMeta(); m.DeletionTimestamp != nil {
+		if _, err := s.api.delete(o.GetObjectKind(), orDefault(m.Namespace), m.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// patch merges p into the object ref names ("Kind/name"), as the current
+// actor.
+func (s *sim) patch(ref string, p map[string]any) bool {
+	kind, name, _ := strings.Cut(ref, "/")
+	cur := s.api.get(ctrl.Kind(kind), "default", name)
+	if cur == nil {
+		s.failf(verdict.OracleSetup, "The test patches "+ref+", which does not exist.")
+		return false
+	}
+	next, err := mergePatch(cur, p)
+	if err != nil {
+		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
+		return false
+	}
+	if _, serr := s.api.update(next, false); serr != nil {
+		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" was refused: "+serr.Message)
+		return false
+	}
+	b, _ := json.Marshal(p)
+	s.rec.logf(s.actor, "patched ", ref, " with ", string(b))
+	return true
+}
+
+// edit is a meanwhile step's patch, waiting for its moment.
+type lateEdit struct {
+	ref   string // Kind/name
+	patch map[string]any
+	step  int // the step that armed it
+}
+
+// landMeanwhile applies the waiting meanwhile edits of the object kind
+// and name name, as another actor, right before a controller write to
+// it. With kind "", before step i, it applies those that waited through
+// a whole step for a write that never came.
+func (s *sim) landMeanwhile(kind ctrl.Kind, name string, i int) {
+	if len(s.meanwhile) == 0 {
+		return
+	}
+	rest := s.meanwhile[:0]
+	for _, e := range s.meanwhile {
+		k, n, _ := strings.Cut(e.ref, "/")
+		if kind != "" && (k != string(kind) || n != name) || kind == "" && e.step+1 >= i {
+			rest = append(rest, e)
+			continue
+		}
+		s.withActor("user", func() {
+			if s.patch(e.ref, e.patch) && kind != "" {
+				s.rec.logf("user", "(that edit landed while your controller was busy, just before its write to ", e.ref, ")")
+			}
+		})
+	}
+	s.meanwhile = rest
 }
 
 func (s *sim) applyStep(st *Step) {
+	s.stepN++
 	s.withActor("user", func() {
 		switch {
 		case st.Apply != "":
@@ -326,26 +425,68 @@ func (s *sim) applyStep(st *Step) {
 					s.api.update(o, false)
 					s.rec.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
 				} else {
-					s.api.create(o, true)
+					if err := s.seedObject(o); err != nil {
+						s.failf(verdict.OracleSetup, "The test's step creates an invalid object: "+err.Message)
+						return
+					}
 					s.rec.logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
 				}
 			}
 		case st.Patch != nil:
 			for _, ref := range sortedKeys(st.Patch) {
+				if !s.patch(ref, st.Patch[ref]) {
+					return
+				}
+			}
+		case st.Meanwhile != nil:
+			for _, ref := range sortedKeys(st.Meanwhile) {
+				s.meanwhile = append(s.meanwhile, lateEdit{ref, st.Meanwhile[ref], s.stepN})
+			}
+			s.rec.logf("user", "will edit ", strings.Join(sortedKeys(st.Meanwhile), ", "), " while your controller is busy")
+		case st.Release != nil:
+			for _, ref := range sortedKeys(st.Release) {
 				kind, name, _ := strings.Cut(ref, "/")
 				cur := s.api.get(ctrl.Kind(kind), "default", name)
 				if cur == nil {
-					s.failf(verdict.OracleSetup, "The test patches "+ref+", which does not exist.")
+					s.failf(verdict.OracleSetup, "The test releases "+ref+", which does not exist.")
 					return
 				}
-				next, err := mergePatch(cur, st.Patch[ref])
-				if err != nil {
-					s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
+				m := cur.GetObjectMeta()
+				m.Finalizers = slices.DeleteFunc(m.Finalizers, func(f string) bool { return slices.Contains(st.Release[ref], f) })
+				if _, err := s.api.update(cur, false); err != nil {
+					s.failf(verdict.OracleSetup, "The test releases "+ref+": "+err.Message)
 					return
 				}
-				s.api.update(next, false)
-				b, _ := json.Marshal(st.Patch[ref])
-				s.rec.logf("user", "patched ", ref, " with ", string(b))
+				s.rec.logf("user", "another controller removed its finalizer ", strings.Join(st.Release[ref], ", "), " from ", ref)
+			}
+		case st.Unready != "":
+			_, how, _ := strings.Cut(st.Unready, "/")
+			p := s.pickPodWhere(how, func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && ctrl.IsPodReady(p) })
+			if p == nil {
+				s.failf(verdict.OracleSetup, "The test makes "+st.Unready+" unready, but it is not a Ready Pod.")
+				return
+			}
+			s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(false)) })
+			s.rec.logf("kubelet", "Pod ", p.Name, " is no longer Ready (its readiness probe fails); it keeps running")
+		case st.Ready != "":
+			_, how, _ := strings.Cut(st.Ready, "/")
+			unready := func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && !ctrl.IsPodReady(p) }
+			var ps []*ctrl.Pod
+			if how == "all" {
+				for _, o := range s.api.list(ctrl.KindPod) {
+					if p := o.(*ctrl.Pod); p.DeletionTimestamp == nil && unready(p) {
+						ps = append(ps, p)
+					}
+				}
+			} else if p := s.pickPodWhere(how, unready); p != nil {
+				ps = append(ps, p)
+			} else {
+				s.failf(verdict.OracleSetup, "The test makes "+st.Ready+" Ready, but it is not a Running Pod that is not Ready.")
+				return
+			}
+			for _, p := range ps {
+				s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(true)) })
+				s.rec.logf("kubelet", "Pod ", p.Name, " is Ready again")
 			}
 		case st.Delete != "":
 			kind, name, _ := strings.Cut(st.Delete, "/")

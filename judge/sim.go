@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -78,8 +79,10 @@ type sim struct {
 	ctl           controller
 	steps         *sandbox.StepBudget // the learner's work in this test, across restarts
 
-	lastErr map[string]string // each key's last reconcile's error, "" for none
-	fail    *failure
+	lastErr   map[string]string // each key's last reconcile's error, "" for none
+	stepN     int               // workload steps applied so far
+	meanwhile []lateEdit        // edits waiting for the controller's next write to their object
+	fail      *failure
 }
 
 func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite, t *Test, seed uint64) *sim {
@@ -98,7 +101,8 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite
 	sm.world = &world{api: sm.api}
 	sm.rec = newRecorder(sm.clock)
 	sm.host = &host{s: sm}
-	sm.kubelet = &kubelet{clock: sm.clock, api: sm.api, rec: sm.rec, readyAfter: time.Duration(s.World.PodReadyAfter), as: sm.withActor}
+	sm.kubelet = &kubelet{clock: sm.clock, api: sm.api, rec: sm.rec, readyAfter: time.Duration(s.World.PodReadyAfter),
+		mode: cmp.Or(t.PodReady, s.World.PodReady), as: sm.withActor}
 	sm.gc = &garbageCollector{api: sm.api, rec: sm.rec, as: sm.withActor}
 	return sm
 }
@@ -307,6 +311,9 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	kind := c.Kind
 	if c.Object != nil {
 		kind = c.Object.GetObjectKind()
+		s.landMeanwhile(kind, c.Object.GetObjectMeta().Name, 0)
+	} else {
+		s.landMeanwhile(kind, c.Key.Name, 0)
 	}
 	if (c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus) && s.faults.maybe(verdict.FaultConflict) {
 		m := c.Object.GetObjectMeta()

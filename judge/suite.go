@@ -43,6 +43,12 @@ type World struct {
 	ResyncPeriod Duration `json:"resyncPeriod"`
 	// MaxReconciles bounds each phase of a test (a hot loop ends there).
 	MaxReconciles int `json:"maxReconciles"`
+	// PodReady says when a new Pod becomes Ready: "soon" (the default:
+	// PodReadyAfter later, before the controller's next call),
+	// "when-idle" (Running at once, Ready only once the controller is
+	// idle) or "never" (Running, Ready only when a test's ready step
+	// says so). A test may say otherwise for itself.
+	PodReady string `json:"podReady"`
 }
 
 // Test is one scenario: initial objects, workload steps applied one after
@@ -56,6 +62,12 @@ type Test struct {
 	// Faults injected during the faulty phase, by class name (see verdict.Faults).
 	Faults []verdict.Fault `json:"faults"`
 	Expect Expect          `json:"expect"`
+	// PodReady, if set, replaces the world's PodReady in this test.
+	PodReady string `json:"podReady,omitempty"`
+	// Seed, if set, is this test's own seed, whatever the submission's:
+	// a shrunk generated scenario pasted from a verdict fails the same
+	// way at every seed.
+	Seed uint64 `json:"seed,omitempty"`
 
 	objects []ctrl.Object
 }
@@ -71,6 +83,23 @@ type Step struct {
 	Delete string `json:"delete,omitempty"`
 	// Fail makes a Pod fail: "Pod/first", "Pod/last" or "Pod/random".
 	Fail string `json:"fail,omitempty"`
+	// Unready makes a Running Pod lose its Ready condition, as a failing
+	// readiness probe does: "Pod/NAME", "Pod/first", "Pod/last" or
+	// "Pod/random" (of the Ready ones). It stays Running.
+	Unready string `json:"unready,omitempty"`
+	// Ready makes a Running Pod that is not Ready Ready again: "Pod/NAME",
+	// "Pod/first", "Pod/last", "Pod/random" or "Pod/all".
+	Ready string `json:"ready,omitempty"`
+	// Release removes finalizers that another controller holds, letting
+	// the object go if it is being deleted and none is left:
+	// {"Pod/web-0a": ["example.com/hold"]}.
+	Release map[string][]string `json:"release,omitempty"`
+	// Meanwhile is an edit by another actor that lands while the
+	// controller is busy: right before the controller's next write to
+	// that object (or at the next step, if none comes), so the write,
+	// made from what the controller read, meets a newer object. Written
+	// like patch: {"Deployment/web": {"metadata": {"labels": {"team": "a"}}}}.
+	Meanwhile map[string]map[string]any `json:"meanwhile,omitempty"`
 
 	objects []ctrl.Object
 }
@@ -120,6 +149,12 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 	if s.World.MaxReconciles == 0 {
 		s.World.MaxReconciles = 200
 	}
+	if s.World.PodReady == "" {
+		s.World.PodReady = readySoon
+	}
+	if !slices.Contains(podReadyModes, s.World.PodReady) {
+		return nil, fmt.Errorf("%s: world.podReady: %q is none of %s", name, s.World.PodReady, strings.Join(podReadyModes, ", "))
+	}
 	if len(s.Tests) == 0 {
 		return nil, fmt.Errorf("%s: no tests", name)
 	}
@@ -130,42 +165,62 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 		if t.Name == "" || seen[t.Name] {
 			return nil, fmt.Errorf("%s: a test needs a unique name", where)
 		}
+		if isGeneratedName(t.Name) {
+			return nil, fmt.Errorf("%s: names \"generated N\" are kept for generated scenarios", where)
+		}
 		seen[t.Name] = true
 		if t.Sample {
 			samples++
 		}
-		var err error
-		if t.objects, err = ParseManifests(t.Objects); err != nil {
-			return nil, fmt.Errorf("%s: objects: %v", where, err)
-		}
-		for _, f := range t.Faults {
-			if !slices.Contains(verdict.Faults, f) {
-				return nil, fmt.Errorf("%s: unknown fault %q (known: %s)", where, f, joinNames(verdict.Faults, ", "))
-			}
-		}
-		for j := range t.Steps {
-			st := &t.Steps[j]
-			n := 0
-			if st.Apply != "" {
-				n++
-				if st.objects, err = ParseManifests(st.Apply); err != nil {
-					return nil, fmt.Errorf("%s: step %d: %v", where, j+1, err)
-				}
-			}
-			for _, set := range []bool{st.Patch != nil, st.Delete != "", st.Fail != ""} {
-				if set {
-					n++
-				}
-			}
-			if n != 1 {
-				return nil, fmt.Errorf("%s: step %d: say exactly one of apply, patch, delete, fail", where, j+1)
-			}
+		if err := t.parse(); err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
 		}
 	}
 	if samples == 0 {
 		return nil, fmt.Errorf("%s: no test is marked sample: true", name)
 	}
 	return &s, nil
+}
+
+// parse checks a test and parses its manifests; the error says where.
+func (t *Test) parse() error {
+	var err error
+	if t.objects, err = ParseManifests(t.Objects); err != nil {
+		return fmt.Errorf("objects: %v", err)
+	}
+	for _, f := range t.Faults {
+		if !slices.Contains(verdict.Faults, f) {
+			return fmt.Errorf("unknown fault %q (known: %s)", f, joinNames(verdict.Faults, ", "))
+		}
+	}
+	if t.PodReady != "" && !slices.Contains(podReadyModes, t.PodReady) {
+		return fmt.Errorf("podReady: %q is none of %s", t.PodReady, strings.Join(podReadyModes, ", "))
+	}
+	for j := range t.Steps {
+		st := &t.Steps[j]
+		n := 0
+		if st.Apply != "" {
+			n++
+			if st.objects, err = ParseManifests(st.Apply); err != nil {
+				return fmt.Errorf("step %d: %v", j+1, err)
+			}
+		}
+		for _, set := range []bool{st.Patch != nil, st.Delete != "", st.Fail != "", st.Unready != "", st.Ready != "",
+			st.Release != nil, st.Meanwhile != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile", j+1)
+		}
+		for _, ref := range []string{st.Unready, st.Ready} {
+			if kind, _, _ := strings.Cut(ref, "/"); ref != "" && kind != string(ctrl.KindPod) {
+				return fmt.Errorf("step %d: unready and ready take a Pod (Pod/NAME, Pod/first, ...), not %q", j+1, ref)
+			}
+		}
+	}
+	return nil
 }
 
 // ParseManifests parses "---"-separated YAML manifests into objects.
@@ -186,6 +241,11 @@ func ParseManifests(src string) ([]ctrl.Object, error) {
 		m := obj.GetObjectMeta()
 		if m.Name == "" {
 			return nil, fmt.Errorf("manifest %d (%s): metadata.name is required", i+1, tm.Kind)
+		}
+		if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 {
+			// The object starts out being deleted; only a finalizer can
+			// keep it there.
+			return nil, fmt.Errorf("manifest %d (%s %s): metadata.deletionTimestamp needs finalizers that hold the object", i+1, tm.Kind, m.Name)
 		}
 		if m.Namespace == "" {
 			m.Namespace = "default"
