@@ -1,6 +1,7 @@
 # ctrljudge: `make run` starts the web server, `make test` runs every test.
-# Needs Go 1.26 and gcc (cgo, for SQLite); the browser test needs chromium,
-# which `make test` installs where it is missing.
+# Needs Go 1.26 and gcc (cgo, for SQLite); the browser test needs chromium
+# and the PostgreSQL tests Debian's postgresql, which `make test` installs
+# where they are missing.
 
 GO      ?= go
 BIN     := bin/judge
@@ -11,7 +12,7 @@ DATA    ?= ./data
 BENCHTIME ?= 20x
 WEB_BENCHTIME ?= 5x
 
-.PHONY: all build run test check bench web browser vet clean
+.PHONY: all build run test check bench web browser postgres vet clean
 
 all: build
 
@@ -28,7 +29,7 @@ vet:
 # TestExercisesPassTheirCheck: once, not twice. The timeout is per package
 # and generous, so that a machine busy with other work slows the tests
 # without failing them.
-test: build browser vet
+test: build browser postgres vet
 	$(GO) test -timeout 45m ./...
 
 # The author's gate for every built-in exercise.
@@ -49,6 +50,14 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "installing chromium for the browser test"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# Tests that need PostgreSQL start their own server in a temporary folder
+# (judge/records/pgtest), as the unprivileged user nobody when run as root,
+# from Debian's server programs, installed here where missing.
+postgres:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing postgresql for the tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
 clean:
 	rm -rf bin

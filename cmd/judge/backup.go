@@ -14,6 +14,9 @@ import (
 
 // defaultRecords is where `judge serve` keeps its records by default.
 func defaultRecords() string {
+	if db := os.Getenv("CTRLJUDGE_DB"); db != "" {
+		return db
+	}
 	dir := os.Getenv("CTRLJUDGE_DATA")
 	if dir == "" {
 		dir = "./data"
@@ -22,12 +25,15 @@ func defaultRecords() string {
 }
 
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", defaultRecords(), "the records database `FILE` (default: records.db in $CTRLJUDGE_DATA or ./data)")
+	return fs.String("db", defaultRecords(), "the records database: a SQLite `FILE` or a postgres:// URL (default: $CTRLJUDGE_DB, else records.db in $CTRLJUDGE_DATA or ./data)")
 }
 
 // openRecords opens an existing records database: reading commands must
 // not leave an empty database behind a mistyped path.
 func openRecords(path string) (*records.DB, error) {
+	if records.IsURL(path) {
+		return records.Open(path)
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no records database at %s (give --db FILE)", path)
 	} else if err != nil {
@@ -56,6 +62,6 @@ func cmdBackup(args []string) int {
 	if err := d.Backup(context.Background(), *out); err != nil {
 		return fail("%v", err)
 	}
-	fmt.Fprintf(os.Stderr, "judge: copied %s to %s\n", *db, *out)
+	fmt.Fprintf(os.Stderr, "judge: copied %s to %s\n", records.Redact(*db), *out)
 	return 0
 }

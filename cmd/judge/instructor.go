@@ -149,6 +149,10 @@ func readPassword(in *os.File, prompt io.Writer) (string, error) {
 // folder (0750) when missing. undo, if not nil, removes what was created,
 // for when the command that needed it fails.
 func createRecords(path string) (*records.DB, func(), error) {
+	if records.IsURL(path) {
+		d, err := records.Open(path)
+		return d, nil, err
+	}
 	if _, err := os.Stat(path); err == nil {
 		d, err := records.Open(path)
 		return d, nil, err

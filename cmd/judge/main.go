@@ -29,9 +29,10 @@ var commands = map[string]command{
 	"solution":   {cmdSolution, "solution ID               print the reference solution and its explanation"},
 	"check":      {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
 	"doctor":     {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
-	"serve":      {cmdServe, "serve [--addr A] [--data DIR] [--public-url URL] [--trusted-proxy CIDR]  run the web server (records in DIR/records.db)"},
+	"serve":      {cmdServe, "serve [--addr A] [--data DIR] [--db URL] [--public-url URL] [--trusted-proxy CIDR]  run the web server (records in DIR/records.db, or PostgreSQL)"},
 	"report":     {cmdReport, "report --db F --class C --format csv|json|html [--out F]  grading reports, offline"},
-	"backup":     {cmdBackup, "backup --db F --out F     an online copy of the records"},
+	"backup":     {cmdBackup, "backup --db F --out F     an online copy of the records (a SQLite file, from either database)"},
+	"migrate":    {cmdMigrate, "migrate --from FILE --to postgres://…  move SQLite records into an empty PostgreSQL database"},
 	"instructor": {cmdInstructor, "instructor add NAME | list   manage instructor accounts"},
 }
 

@@ -41,6 +41,8 @@ func cmdServe(args []string) int {
 	fs := flag.NewFlagSet("judge serve", flag.ContinueOnError)
 	addr := fs.String("addr", envOr("CTRLJUDGE_ADDR", "localhost:8080"), "listen on `HOST:PORT` (env CTRLJUDGE_ADDR)")
 	data := fs.String("data", envOr("CTRLJUDGE_DATA", "./data"), "keep records and the module cache in `DIR` (env CTRLJUDGE_DATA)")
+	dbTarget := fs.String("db", os.Getenv("CTRLJUDGE_DB"),
+		"keep the records in `DB`: a postgres:// URL shared with `judge worker`s, or a SQLite file (default DIR/records.db; env CTRLJUDGE_DB)")
 	dir := fs.String("exercises", "", "serve the exercises in `DIR` instead of the built-in ones")
 	workers := fs.Int("workers", 0, "judge at most `N` submissions at once (default: one per CPU)")
 	queue := fs.Int("queue", 0, "let at most `N` submissions wait (default 64)")
@@ -82,7 +84,11 @@ func cmdServe(args []string) int {
 	if err := os.MkdirAll(*data, 0o750); err != nil {
 		return fail("data directory: %v", err)
 	}
-	db, err := records.Open(filepath.Join(*data, recordsFile))
+	target := *dbTarget
+	if target == "" {
+		target = filepath.Join(*data, recordsFile)
+	}
+	db, err := records.Open(target)
 	if err != nil {
 		return fail("open records: %v", err)
 	}
@@ -114,7 +120,7 @@ func cmdServe(args []string) int {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	fmt.Fprintf(os.Stderr, "judge: serving %d exercises at http://%s/ (records in %s; Ctrl+C stops)\n",
-		len(cat.Exercises), l.Addr(), filepath.Join(*data, recordsFile))
+		len(cat.Exercises), l.Addr(), records.Redact(target))
 
 	select {
 	case err := <-served:

@@ -67,15 +67,12 @@ func (db *DB) AddInstructor(ctx context.Context, name, password string) (*Instru
 		return nil, fmt.Errorf("add instructor: %w", err)
 	}
 	now := db.nowMs()
-	res, err := db.w.ExecContext(ctx, "INSERT INTO instructors(name, password_hash, created_at) VALUES (?, ?, ?)", name, string(hash), now)
+	var id int64
+	err = db.w.QueryRowContext(ctx, "INSERT INTO instructors(name, password_hash, created_at) VALUES (?, ?, ?) RETURNING id", name, string(hash), now).Scan(&id)
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
+		if isUnique(err) {
 			return nil, fmt.Errorf("add instructor: %q already exists", name)
 		}
-		return nil, fmt.Errorf("add instructor: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
 		return nil, fmt.Errorf("add instructor: %w", err)
 	}
 	return &Instructor{ID: id, Name: name, CreatedAt: msTime(now)}, nil
@@ -90,7 +87,7 @@ func (db *DB) SetInstructorPassword(ctx context.Context, name, password string) 
 	if err != nil {
 		return fmt.Errorf("set password: %w", err)
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(tx txn) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, "SELECT id FROM instructors WHERE name = ?", name).Scan(&id); errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("set password: instructor %q: %w", name, ErrNotFound)
@@ -152,7 +149,7 @@ func (db *DB) SignInInstructor(ctx context.Context, name, password string) (*Ins
 	}
 	in.CreatedAt = msTime(created)
 	var token string
-	err = db.tx(ctx, func(tx *sql.Tx) error {
+	err = db.tx(ctx, func(tx txn) error {
 		var err error
 		token, err = insertSession(ctx, tx, "instructor_id", in.ID, db.nowMs(), instructorSessionTTL)
 		return err
@@ -201,15 +198,12 @@ func (db *DB) CreateClass(ctx context.Context, instructorID int64, name string) 
 	now := db.nowMs()
 	for range joinCodeRetries {
 		c := &Class{InstructorID: instructorID, Name: name, JoinCode: newJoinCode(), CreatedAt: msTime(now)}
-		res, err := db.w.ExecContext(ctx, "INSERT INTO classes(instructor_id, name, join_code, created_at) VALUES (?, ?, ?, ?)",
-			instructorID, name, c.JoinCode, now)
+		err := db.w.QueryRowContext(ctx, "INSERT INTO classes(instructor_id, name, join_code, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+			instructorID, name, c.JoinCode, now).Scan(&c.ID)
 		if err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
+			if isUnique(err) {
 				continue // join code taken: draw again
 			}
-			return nil, fmt.Errorf("create class: %w", err)
-		}
-		if c.ID, err = res.LastInsertId(); err != nil {
 			return nil, fmt.Errorf("create class: %w", err)
 		}
 		return c, nil
@@ -275,7 +269,7 @@ func (db *DB) InstructorClasses(ctx context.Context, instructorID int64) ([]*Cla
 
 // Classes lists every class by id.
 func (db *DB) Classes(ctx context.Context) ([]*Class, error) {
-	return db.queryClasses(ctx, "1 ORDER BY id")
+	return db.queryClasses(ctx, "true ORDER BY id")
 }
 
 func (db *DB) queryClasses(ctx context.Context, where string, args ...any) ([]*Class, error) {

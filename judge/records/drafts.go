@@ -55,7 +55,7 @@ func (db *DB) Progress(ctx context.Context, learnerID int64) (map[string]string,
 }
 
 // upsertProgress records tried or solved; solved is never taken back.
-func upsertProgress(ctx context.Context, tx *sql.Tx, learnerID int64, exercise, state string, now int64) error {
+func upsertProgress(ctx context.Context, tx txn, learnerID int64, exercise, state string, now int64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO progress(learner_id, exercise, state, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (learner_id, exercise) DO UPDATE SET
 			state = CASE WHEN progress.state = 'solved' THEN 'solved' ELSE excluded.state END,

@@ -62,12 +62,9 @@ func hashToken(token string) string {
 func (db *DB) NewAnonymousLearner(ctx context.Context) (l *Learner, token string, err error) {
 	now := db.nowMs()
 	l = &Learner{CreatedAt: msTime(now)}
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "INSERT INTO learners(name, class_id, created_at) VALUES ('', NULL, ?)", now)
+	err = db.tx(ctx, func(tx txn) error {
+		err := tx.QueryRowContext(ctx, "INSERT INTO learners(name, class_id, created_at) VALUES ('', NULL, ?) RETURNING id", now).Scan(&l.ID)
 		if err != nil {
-			return err
-		}
-		if l.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		token, err = insertSession(ctx, tx, "learner_id", l.ID, now, learnerSessionTTL)
@@ -88,7 +85,7 @@ func (db *DB) SignInLearner(ctx context.Context, name, joinCode string) (l *Lear
 	return l, token, err
 }
 
-func insertSession(ctx context.Context, tx *sql.Tx, col string, id, now int64, ttl time.Duration) (string, error) {
+func insertSession(ctx context.Context, tx txn, col string, id, now int64, ttl time.Duration) (string, error) {
 	token, hash := newToken()
 	// col is one of two constants, never input.
 	_, err := tx.ExecContext(ctx, "INSERT INTO sessions(token_hash, "+col+", created_at, expires_at) VALUES (?, ?, ?, ?)",

@@ -23,7 +23,9 @@ func (db *DB) JoinClass(ctx context.Context, name, joinCode string, anonID int64
 		return nil, "", false, ErrBadJoinCode
 	}
 	now := db.nowMs()
-	err = db.tx(ctx, func(tx *sql.Tx) error {
+	// Two first sign-ins under one new name at once: on PostgreSQL the
+	// loser meets the unique index and signs in again, finding the winner.
+	join := func(tx txn) error {
 		var e error
 		if l, e = signIn(ctx, tx, name, code, now); e != nil {
 			return e
@@ -33,7 +35,11 @@ func (db *DB) JoinClass(ctx context.Context, name, joinCode string, anonID int64
 		}
 		token, e = insertSession(ctx, tx, "learner_id", l.ID, now, learnerSessionTTL)
 		return e
-	})
+	}
+	err = db.tx(ctx, join)
+	if isUnique(err) {
+		err = db.tx(ctx, join)
+	}
 	if errors.Is(err, ErrBadJoinCode) {
 		return nil, "", false, ErrBadJoinCode
 	}
@@ -45,7 +51,7 @@ func (db *DB) JoinClass(ctx context.Context, name, joinCode string, anonID int64
 
 // signIn finds or creates the named learner of the class with the
 // (normalized) join code.
-func signIn(ctx context.Context, tx *sql.Tx, name, code string, now int64) (*Learner, error) {
+func signIn(ctx context.Context, tx txn, name, code string, now int64) (*Learner, error) {
 	var classID int64
 	err := tx.QueryRowContext(ctx, "SELECT id FROM classes WHERE join_code = ?", code).Scan(&classID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -59,11 +65,8 @@ func signIn(ctx context.Context, tx *sql.Tx, name, code string, now int64) (*Lea
 	err = tx.QueryRowContext(ctx, "SELECT id, created_at FROM learners WHERE class_id = ? AND name = ?", classID, name).Scan(&l.ID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		created = now
-		res, err := tx.ExecContext(ctx, "INSERT INTO learners(name, class_id, created_at) VALUES (?, ?, ?)", name, classID, now)
+		err := tx.QueryRowContext(ctx, "INSERT INTO learners(name, class_id, created_at) VALUES (?, ?, ?) RETURNING id", name, classID, now).Scan(&l.ID)
 		if err != nil {
-			return nil, err
-		}
-		if l.ID, err = res.LastInsertId(); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -81,7 +84,7 @@ func signIn(ctx context.Context, tx *sql.Tx, name, code string, now int64) (*Lea
 // two per exercise. Progress: solved wins over tried, and the first solve
 // is kept. It does nothing, and says so, when anonID is 0, is into itself,
 // or is not anonymous (has a name or a class).
-func mergeAnonymous(ctx context.Context, tx *sql.Tx, anonID int64, into *Learner) (bool, error) {
+func mergeAnonymous(ctx context.Context, tx txn, anonID int64, into *Learner) (bool, error) {
 	if anonID == 0 || anonID == into.ID {
 		return false, nil
 	}
@@ -108,17 +111,18 @@ func mergeAnonymous(ctx context.Context, tx *sql.Tx, anonID int64, into *Learner
 		{"UPDATE submissions SET learner_id = ?, class_id = ? WHERE learner_id = ?", []any{into.ID, class, anonID}},
 		// "WHERE true" keeps SQLite from reading ON CONFLICT as a join.
 		{`INSERT INTO drafts(learner_id, exercise, code, updated_at)
-			SELECT ?, exercise, code, updated_at FROM drafts WHERE learner_id = ? AND true
+			SELECT CAST(? AS BIGINT), exercise, code, updated_at FROM drafts WHERE learner_id = ? AND true
 			ON CONFLICT (learner_id, exercise) DO UPDATE SET code = excluded.code, updated_at = excluded.updated_at
 			WHERE excluded.updated_at > drafts.updated_at`, []any{into.ID, anonID}},
 		{`INSERT INTO progress(learner_id, exercise, state, updated_at)
-			SELECT ?, exercise, state, updated_at FROM progress WHERE learner_id = ? AND true
+			SELECT CAST(? AS BIGINT), exercise, state, updated_at FROM progress WHERE learner_id = ? AND true
 			ON CONFLICT (learner_id, exercise) DO UPDATE SET
 				updated_at = CASE
-					WHEN progress.state = 'solved' AND excluded.state = 'solved' THEN min(progress.updated_at, excluded.updated_at)
+					WHEN progress.state = 'solved' AND excluded.state = 'solved' THEN (CASE WHEN progress.updated_at < excluded.updated_at THEN progress.updated_at ELSE excluded.updated_at END)
 					WHEN progress.state = 'solved' THEN progress.updated_at
 					WHEN excluded.state = 'solved' THEN excluded.updated_at
-					ELSE max(progress.updated_at, excluded.updated_at) END,
+					WHEN progress.updated_at > excluded.updated_at THEN progress.updated_at
+					ELSE excluded.updated_at END,
 				state = CASE WHEN progress.state = 'solved' OR excluded.state = 'solved' THEN 'solved' ELSE 'tried' END`,
 			[]any{into.ID, anonID}},
 		{"DELETE FROM learners WHERE id = ?", []any{anonID}},

@@ -1,12 +1,17 @@
-// Package records keeps ctrljudge's records in SQLite: learners and their
-// sessions, instructors and classes, every submission with its verdict and
-// per-test rows, drafts and progress.
+// Package records keeps ctrljudge's records: learners and their sessions,
+// instructors and classes, every submission with its verdict and per-test
+// rows, drafts and progress. The records live in an embedded SQLite file
+// (the default) or in a PostgreSQL database shared by many processes,
+// chosen by what Open is given; the code is one database/sql code for both.
 //
-// One writer connection takes every write in an immediate transaction, so
-// writers queue on the busy timeout instead of failing; a separate
-// read-only pool serves reads alongside it (WAL mode). The schema lives in
-// numbered migrations embedded in the binary and tracked with
-// PRAGMA user_version.
+// On SQLite one writer connection takes every write in an immediate
+// transaction, so writers queue on the busy timeout instead of failing; a
+// separate read-only pool serves reads alongside it (WAL mode). On
+// PostgreSQL one pool serves both, and the few read-then-write steps lock
+// the row they read. The schema lives in numbered migrations embedded in
+// the binary, one folder per database with the same numbers and the same
+// tables and columns, tracked with PRAGMA user_version on SQLite and a
+// schema_version row on PostgreSQL.
 package records
 
 import (
@@ -24,7 +29,8 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 )
 
 var (
@@ -43,23 +49,84 @@ var (
 const (
 	busyTimeoutMs = 10000 // how long a writer waits for the lock
 	readConns     = 4
+	// pgConns bounds one process's connections to PostgreSQL: a server
+	// and each worker hold their own, and the server's limit is shared.
+	pgConns = 16
+	// migrateLock is the advisory lock that keeps two processes starting
+	// at once from migrating the same PostgreSQL database together.
+	migrateLock = 7243001
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // DB is an open records database. It is safe for concurrent use.
 type DB struct {
-	w    *sql.DB // the one writer
-	r    *sql.DB // read-only pool
+	w    pool // the one writer (SQLite); the pool (PostgreSQL)
+	r    pool // read-only pool (SQLite); the same pool (PostgreSQL)
 	path string
+	pg   bool
 	now  func() time.Time
 }
 
-// Open opens (creating if needed) the SQLite database at path: WAL, busy
-// timeout, foreign keys, one writer connection plus a read pool, embedded
-// migrations applied.
-func Open(path string) (*DB, error) {
+// IsURL says whether target names a PostgreSQL database
+// (postgres://… or postgresql://…) rather than a SQLite file.
+func IsURL(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// Open opens the records at target: a PostgreSQL URL (postgres://…), or
+// else the path of a SQLite file, created if needed. Embedded migrations
+// are applied.
+func Open(target string) (*DB, error) {
+	if IsURL(target) {
+		return openPostgres(target)
+	}
+	return openSQLite(target)
+}
+
+// openPostgres opens a PostgreSQL database through pgx's database/sql
+// driver; the database must exist (its owner creates it).
+func openPostgres(target string) (*DB, error) {
+	shown := Redact(target)
+	p, err := sql.Open("pgx", target)
+	if err != nil {
+		return nil, fmt.Errorf("open records %s: %w", shown, err)
+	}
+	p.SetMaxOpenConns(pgConns)
+	p.SetMaxIdleConns(pgConns)
+	p.SetConnMaxIdleTime(5 * time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.PingContext(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("open records %s: %w", shown, err)
+	}
+	pl := pool{p, true}
+	db := &DB{w: pl, r: pl, path: target, pg: true, now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("open records %s: %w", shown, err)
+	}
+	if err := db.PruneSessions(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("open records %s: %w", shown, err)
+	}
+	return db, nil
+}
+
+// Redact hides the password in a database URL, for messages and logs.
+func Redact(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || !IsURL(target) {
+		return target
+	}
+	return u.Redacted()
+}
+
+// openSQLite opens (creating if needed) the SQLite database at path: WAL,
+// busy timeout, foreign keys, one writer connection plus a read pool.
+func openSQLite(path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open records %s: %w", path, err)
@@ -73,7 +140,7 @@ func Open(path string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: w, path: abs, now: time.Now}
+	db := &DB{w: pool{w, false}, path: abs, now: time.Now}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open records %s: %w", path, err)
@@ -91,7 +158,7 @@ func Open(path string) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("open records %s: read pool: %w", path, err)
 	}
-	db.r = r
+	db.r = pool{r, false}
 	// Expired sessions are only clutter; clear them at each start.
 	if err := db.PruneSessions(context.Background()); err != nil {
 		db.Close()
@@ -102,11 +169,22 @@ func Open(path string) (*DB, error) {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	if db.pg {
+		return db.w.Close()
+	}
 	return errors.Join(db.r.Close(), db.w.Close())
 }
 
-// Path is the database file's absolute path.
+// Path is the SQLite file's absolute path, or the PostgreSQL URL as given
+// (Redact it before showing it).
 func (db *DB) Path() string { return db.path }
+
+// Postgres says the records are in PostgreSQL.
+func (db *DB) Postgres() bool { return db.pg }
+
+// SQL is the database's pool, for a job queue that keeps its tables
+// beside the records (the writer, on SQLite).
+func (db *DB) SQL() *sql.DB { return db.w.DB }
 
 // SetClock replaces the clock, for tests that need fixed timestamps.
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
@@ -114,7 +192,9 @@ func (db *DB) SetClock(now func() time.Time) { db.now = now }
 func (db *DB) nowMs() int64 { return db.now().UnixMilli() }
 
 // Backup writes a consistent copy of the database to dst, a file that must
-// not exist yet, while others keep reading and writing.
+// not exist yet, while others keep reading and writing. The copy is a
+// SQLite file on both databases: from PostgreSQL, Copy fills it in one
+// repeatable-read snapshot.
 func (db *DB) Backup(ctx context.Context, dst string) error {
 	abs, err := filepath.Abs(dst)
 	if err != nil {
@@ -125,6 +205,9 @@ func (db *DB) Backup(ctx context.Context, dst string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("backup: %w", err)
 	}
+	if db.pg {
+		return db.backupToSQLite(ctx, abs)
+	}
 	// VACUUM INTO takes a read transaction only, so it runs on the read pool.
 	if _, err := db.r.ExecContext(ctx, "VACUUM INTO ?", abs); err != nil {
 		return fmt.Errorf("backup to %s: %w", dst, err)
@@ -134,9 +217,29 @@ func (db *DB) Backup(ctx context.Context, dst string) error {
 
 // SchemaVersion is the number of the last migration applied.
 func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	return schemaVersion(ctx, db.w, db.pg)
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, s string, args ...any) *sql.Row
+}
+
+func schemaVersion(ctx context.Context, q queryRower, pg bool) (int, error) {
 	var v int
-	err := db.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	if !pg {
+		err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+		return v, err
+	}
+	err := q.QueryRowContext(ctx, "SELECT COALESCE(max(version), 0) FROM schema_version").Scan(&v)
 	return v, err
+}
+
+// dialect names the database's migrations folder.
+func (db *DB) dialect() string {
+	if db.pg {
+		return "postgres"
+	}
+	return "sqlite"
 }
 
 type migration struct {
@@ -147,7 +250,8 @@ type migration struct {
 // migrate applies, in order, each embedded migration numbered above the
 // database's user_version, each in its own transaction.
 func (db *DB) migrate(ctx context.Context) error {
-	entries, err := fs.ReadDir(migrations, "migrations")
+	dir := "migrations/" + db.dialect()
+	entries, err := fs.ReadDir(migrations, dir)
 	if err != nil {
 		return err
 	}
@@ -166,39 +270,76 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("migration %s: numbers must run 1, 2, 3... without gaps", m.name)
 		}
 	}
+	if db.pg {
+		// Processes starting together take turns; the table may be new.
+		return db.tx(ctx, func(tx txn) error {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrateLock)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)"); err != nil {
+				return err
+			}
+			cur, err := schemaVersion(ctx, tx, true)
+			if err != nil {
+				return fmt.Errorf("read schema version: %w", err)
+			}
+			if cur > len(ms) {
+				return newerSchema(cur, len(ms))
+			}
+			for _, m := range ms[cur:] {
+				if err := db.applyMigration(ctx, tx, dir, m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	cur, err := db.SchemaVersion(ctx)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if cur > len(ms) {
-		return fmt.Errorf("database schema version %d is newer than this program's %d; use a newer judge", cur, len(ms))
+		return newerSchema(cur, len(ms))
 	}
 	for _, m := range ms[cur:] {
-		b, err := migrations.ReadFile("migrations/" + m.name)
-		if err != nil {
+		if err := db.tx(ctx, func(tx txn) error { return db.applyMigration(ctx, tx, dir, m) }); err != nil {
 			return err
-		}
-		err = db.tx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.n))
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	return nil
 }
 
-// tx runs fn in a write transaction (immediate, from the DSN).
-func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+func newerSchema(cur, have int) error {
+	return fmt.Errorf("database schema version %d is newer than this program's %d; use a newer judge", cur, have)
+}
+
+// applyMigration applies one migration in tx and records its number.
+func (db *DB) applyMigration(ctx context.Context, tx txn, dir string, m migration) error {
+	b, err := migrations.ReadFile(dir + "/" + m.name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	bump := fmt.Sprintf("PRAGMA user_version = %d", m.n)
+	if db.pg {
+		bump = fmt.Sprintf("INSERT INTO schema_version(version) VALUES (%d)", m.n)
+	}
+	if _, err := tx.ExecContext(ctx, bump); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	return nil
+}
+
+// tx runs fn in a write transaction (immediate, from the DSN, on SQLite;
+// read committed on PostgreSQL).
+func (db *DB) tx(ctx context.Context, fn func(txn) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(txn{tx, db.pg}); err != nil {
 		tx.Rollback()
 		return err
 	}

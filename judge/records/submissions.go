@@ -18,6 +18,18 @@ import (
 // rather than truncates.
 const maxCodeSize = 1 << 20 // bytes
 
+// noLimit stands for "no LIMIT": PostgreSQL takes no LIMIT -1.
+const noLimit = 1 << 62
+
+// forUpdate locks the rows a read-then-write step reads, on PostgreSQL;
+// SQLite's immediate transactions already hold the only write lock.
+func (db *DB) forUpdate() string {
+	if db.pg {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // Submission states.
 const (
 	StateQueued    = "queued"
@@ -93,7 +105,7 @@ func (db *DB) CreateSubmission(ctx context.Context, s *Submission) error {
 		return fmt.Errorf("create submission: code is %d bytes, over the %d-byte limit", len(s.Code), maxCodeSize)
 	}
 	now := db.nowMs()
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txn) error {
 		var classID sql.NullInt64
 		err := tx.QueryRowContext(ctx, "SELECT class_id FROM learners WHERE id = ?", s.LearnerID).Scan(&classID)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -106,15 +118,12 @@ func (db *DB) CreateSubmission(ctx context.Context, s *Submission) error {
 		if s.RejudgeOf != 0 {
 			rejudgeOf = s.RejudgeOf
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO submissions
+		var id int64
+		err = tx.QueryRowContext(ctx, `INSERT INTO submissions
 			(learner_id, class_id, exercise, exercise_version, engine, mode, code, code_hash, seed, state, queued_at, rejudge_of)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
-			s.LearnerID, classID, s.Exercise, s.ExerciseVersion, s.Engine, s.Mode, s.Code, CodeHash(s.Code),
-			int64(s.Seed), now, rejudgeOf)
-		if err != nil {
-			return err
-		}
-		id, err := res.LastInsertId()
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
+			s.LearnerID, classID, s.Exercise, s.ExerciseVersion, s.Engine, string(s.Mode), s.Code, CodeHash(s.Code),
+			int64(s.Seed), now, rejudgeOf).Scan(&id)
 		if err != nil {
 			return err
 		}
@@ -167,11 +176,13 @@ func (db *DB) FinishSubmission(ctx context.Context, id int64, v *verdict.Verdict
 		return fmt.Errorf("finish submission %d: %w", id, err)
 	}
 	now := db.nowMs()
-	err = db.tx(ctx, func(tx *sql.Tx) error {
+	err = db.tx(ctx, func(tx txn) error {
 		var learnerID int64
 		var exercise, state string
 		var mode verdict.Mode
-		err := tx.QueryRowContext(ctx, "SELECT learner_id, exercise, mode, state FROM submissions WHERE id = ?", id).
+		// On PostgreSQL two finishers of one submission must not both see
+		// it unfinished: the row stays locked until the commit.
+		err := tx.QueryRowContext(ctx, "SELECT learner_id, exercise, mode, state FROM submissions WHERE id = ?"+db.forUpdate(), id).
 			Scan(&learnerID, &exercise, &mode, &state)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
@@ -190,19 +201,19 @@ func (db *DB) FinishSubmission(ctx context.Context, id int64, v *verdict.Verdict
 			seed = CASE WHEN ? <> 0 THEN ? ELSE seed END,
 			started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END
 			WHERE id = ?`,
-			v.Outcome, v.Message, v.Passed, v.Passed+v.Failed, durationMs, now, vj,
+			string(v.Outcome), v.Message, v.Passed, v.Passed+v.Failed, durationMs, now, vj,
 			v.ExerciseVersion, v.ExerciseVersion, v.Engine, v.Engine, int64(v.Seed), int64(v.Seed), now, id)
 		if err != nil {
 			return err
 		}
 		for i, t := range v.Tests {
 			if _, err := tx.ExecContext(ctx, "INSERT INTO test_results(submission_id, idx, name, status, sample, oracle) VALUES (?, ?, ?, ?, ?, ?)",
-				id, i, t.Name, string(t.Status), t.Sample, t.Oracle); err != nil {
+				id, i, t.Name, string(t.Status), boolInt(t.Sample), string(t.Oracle)); err != nil {
 				return err
 			}
 			for _, fc := range t.FaultClasses {
-				if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO test_fault_classes(submission_id, idx, fault_class) VALUES (?, ?, ?)",
-					id, i, fc); err != nil {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO test_fault_classes(submission_id, idx, fault_class) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+					id, i, string(fc)); err != nil {
 					return err
 				}
 			}
@@ -290,7 +301,7 @@ func (db *DB) Submission(ctx context.Context, id int64) (*Submission, error) {
 // exercise "" means every exercise, limit <= 0 means no limit.
 func (db *DB) Submissions(ctx context.Context, learnerID int64, exercise string, limit int) ([]*Submission, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	return db.querySubmissions(ctx, fmt.Sprintf("submissions of learner %d", learnerID),
 		"learner_id = ? AND (? = '' OR exercise = ?) ORDER BY id DESC LIMIT ?", learnerID, exercise, exercise, limit)
@@ -321,9 +332,15 @@ type TestRow struct {
 // ClassTestRows lists the test rows of every done submission by a class's
 // learners, by submission then test order.
 func (db *DB) ClassTestRows(ctx context.Context, classID int64) ([]*TestRow, error) {
+	// The fault classes of a test, sorted, joined by the unit separator.
+	faults := `(SELECT group_concat(fault_class, char(31)) FROM
+		(SELECT fault_class FROM test_fault_classes f WHERE f.submission_id = t.submission_id AND f.idx = t.idx ORDER BY fault_class))`
+	if db.pg {
+		faults = `(SELECT string_agg(fault_class, chr(31) ORDER BY fault_class) FROM test_fault_classes f
+			WHERE f.submission_id = t.submission_id AND f.idx = t.idx)`
+	}
 	rows, err := db.r.QueryContext(ctx, `SELECT t.submission_id, t.idx, t.name, t.status, t.sample, t.oracle,
-			COALESCE((SELECT group_concat(fault_class, char(31)) FROM
-				(SELECT fault_class FROM test_fault_classes f WHERE f.submission_id = t.submission_id AND f.idx = t.idx ORDER BY fault_class)), '')
+			COALESCE(`+faults+`, '')
 		FROM test_results t JOIN submissions s ON s.id = t.submission_id
 		WHERE s.class_id = ? ORDER BY t.submission_id, t.idx`, classID)
 	if err != nil {
@@ -334,9 +351,11 @@ func (db *DB) ClassTestRows(ctx context.Context, classID int64) ([]*TestRow, err
 	for rows.Next() {
 		t := &TestRow{}
 		var fcs string
-		if err := rows.Scan(&t.SubmissionID, &t.Index, &t.Name, &t.Status, &t.Sample, &t.Oracle, &fcs); err != nil {
+		var sample int
+		if err := rows.Scan(&t.SubmissionID, &t.Index, &t.Name, &t.Status, &sample, &t.Oracle, &fcs); err != nil {
 			return nil, fmt.Errorf("test rows of class %d: %w", classID, err)
 		}
+		t.Sample = sample != 0
 		if fcs != "" {
 			for _, fc := range strings.Split(fcs, "\x1f") {
 				t.FaultClasses = append(t.FaultClasses, verdict.Fault(fc))
