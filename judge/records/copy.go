@@ -26,6 +26,8 @@ var tables = []struct {
 	{"test_fault_classes", "submission_id, idx, fault_class", false},
 	{"drafts", "learner_id, exercise", false},
 	{"progress", "learner_id, exercise", false},
+	// judge_events and judge_workers are not records: they are
+	// in-flight state of the processes judging.
 }
 
 // Copy copies every record of src into dst, which must hold none yet: ids,

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"ctrljudge/judge/records/pgtest"
 	"ctrljudge/judge/verdict"
@@ -220,6 +221,48 @@ func TestFinishOnceUnderRace(t *testing.T) {
 			if ok != 1 || rows != 1 || len(learners) != 1 {
 				t.Errorf("round %d: %d finishers won, %d test rows, %d learners; want 1, 1, 1", round, ok, rows, len(learners))
 			}
+		}
+	})
+}
+
+// TestJudgeEvents: events read on from the last seen, per submission;
+// workers count as alive while seen.
+func TestJudgeEvents(t *testing.T) {
+	both(t, func(t *testing.T) {
+		db := openTest(t)
+		ctx := context.Background()
+		l, _, _ := db.NewAnonymousLearner(ctx)
+		a := submit(t, db, l.ID, "run", "a", nil)
+		b := submit(t, db, l.ID, "run", "b", nil)
+		for i, s := range []*Submission{a, b, a} {
+			if err := db.AddJudgeEvent(ctx, s.ID, "progress", []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evs, err := db.JudgeEvents(ctx, a.ID, 0)
+		if err != nil || len(evs) != 2 || string(evs[1].Data) != `{"n":2}` {
+			t.Fatalf("events of a: %+v, %v", evs, err)
+		}
+		if more, _ := db.JudgeEvents(ctx, a.ID, evs[0].ID); len(more) != 1 || more[0].ID != evs[1].ID {
+			t.Errorf("events after the first: %+v", more)
+		}
+		db.DeleteJudgeEvents(ctx, a.ID)
+		if left, _ := db.JudgeEvents(ctx, a.ID, 0); len(left) != 0 {
+			t.Errorf("%d events left after delete", len(left))
+		}
+		now := db.now()
+		db.SetClock(func() time.Time { return now })
+		db.WorkerSeen(ctx, "w1", "host-a", 2)
+		db.WorkerSeen(ctx, "w2", "host-b", 4)
+		db.WorkerSeen(ctx, "w1", "host-a", 2)
+		if n, slots, err := db.WorkersAlive(ctx, time.Minute); n != 2 || slots != 6 || err != nil {
+			t.Errorf("alive %d (%d slots), %v; want 2 (6)", n, slots, err)
+		}
+		now = now.Add(2 * time.Minute)
+		db.WorkerSeen(ctx, "w2", "host-b", 4)
+		db.WorkerGone(ctx, "w1")
+		if n, _, _ := db.WorkersAlive(ctx, time.Minute); n != 1 {
+			t.Errorf("alive %d; want 1", n)
 		}
 	})
 }
