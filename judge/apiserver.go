@@ -28,6 +28,9 @@ type apiServer struct {
 	rng   *rand.Rand
 	now   func() time.Time
 	watch func(ev watchEvent) // called on every change
+	// by names who is writing; owners is what others set (ownership.go).
+	by     func() string
+	owners map[string]map[metaKey]string // by UID
 }
 
 type eventType string
@@ -51,7 +54,8 @@ func keyOf(o ctrl.Object) string {
 }
 
 func newAPIServer(rng *rand.Rand, now func() time.Time) *apiServer {
-	return &apiServer{objs: map[string]ctrl.Object{}, size: map[string]int{}, rng: rng, now: now, watch: func(watchEvent) {}}
+	return &apiServer{objs: map[string]ctrl.Object{}, size: map[string]int{}, rng: rng, now: now, watch: func(watchEvent) {},
+		by: func() string { return "" }, owners: map[string]map[metaKey]string{}}
 }
 
 // What the simulated API server refuses, as a real one would (see
@@ -355,6 +359,7 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 		clearStatus(o)
 	}
 	s.put(o, objSize(o))
+	s.noteOwners(nil, o)
 	s.watch(watchEvent{evAdded, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
 }
@@ -449,6 +454,9 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		s.remove(o)
 		return ctrl.DeepCopy(o), nil
 	}
+	if !status {
+		s.noteOwners(cur, o)
+	}
 	s.put(o, size)
 	s.watch(watchEvent{evModified, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
@@ -499,6 +507,7 @@ func (s *apiServer) remove(o ctrl.Object) {
 	s.bytes -= s.size[key]
 	delete(s.objs, key)
 	delete(s.size, key)
+	delete(s.owners, o.GetObjectMeta().UID)
 	s.watch(watchEvent{evDeleted, ctrl.DeepCopy(o)})
 }
 

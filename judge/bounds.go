@@ -120,12 +120,17 @@ func (h *host) charge(n int) bool {
 // events are held back) is refused rather than sent.
 func (h *host) reply(op ctrl.Op, r *ctrl.Reply) ([]byte, error) {
 	b := ctrl.AppendReply(nil, op, r)
+	failed := r.Err != nil
 	if len(b) > maxReplyBytes {
+		failed = true
 		b = ctrl.AppendReply(nil, op, &ctrl.Reply{Err: apiErr(500, ctrl.ReasonInternal, "the reply would be "+mib(len(b))+
 			", more than the "+mib(maxReplyBytes)+" the simulated API server sends at once: list fewer objects (a label selector)")})
 	}
 	if h.charge(len(b)) {
 		return nil, errStop
+	}
+	if failed {
+		h.failed++
 	}
 	return b, nil
 }

@@ -57,6 +57,29 @@ func newFaultPlan(rng *rand.Rand, planned []verdict.Fault) *faultPlan {
 	return p
 }
 
+// pin makes each class in pins fire for sure at the given opportunity
+// instead of the one drawn. The draws are made all the same, so a run
+// with pins is the run without them up to the first pinned opportunity.
+func (p *faultPlan) pin(pins map[verdict.Fault]int) {
+	for f, n := range pins {
+		if p.planned[f] {
+			p.sure[f] = n
+		}
+	}
+}
+
+// missed lists, in verdict.Faults order, the planned classes that had an
+// opportunity but never fired: their sure point lay beyond the last one.
+func (p *faultPlan) missed() []verdict.Fault {
+	var out []verdict.Fault
+	for _, f := range verdict.Faults {
+		if p.planned[f] && p.fired[f] == 0 && p.chance[f] > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // maybe decides whether fault class f fires at this opportunity.
 func (p *faultPlan) maybe(f verdict.Fault) bool {
 	if !p.on || !p.planned[f] {
@@ -99,4 +122,22 @@ func joinNames[T ~string](xs []T, sep string) string {
 		b.WriteString(string(x))
 	}
 	return b.String()
+}
+
+// pinMissed pins each class the run s missed to one of the opportunities
+// it had, drawn from the test's seed and the round, keeping the pins of
+// classes that fired. It reports whether there was anything to pin. The
+// run with the pins is the same run up to the first pinned opportunity,
+// where that class fires for sure; a class whose opportunities then
+// change is pinned again in the next round.
+func pinMissed(s *sim, pins map[verdict.Fault]int, seed uint64, round int) bool {
+	missed := s.faults.missed()
+	if len(missed) == 0 {
+		return false
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(round)+1))
+	for _, f := range missed {
+		pins[f] = rng.IntN(s.faults.chance[f])
+	}
+	return true
 }

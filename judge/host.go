@@ -21,8 +21,14 @@ type host struct {
 	n      int    // its number
 	key    string // the key it reconciles
 	calls  int
-	writes int
-	result *ctrl.Call // what Reconcile returned, once it reports it
+	writes int      // writes sent, refused ones included
+	stored []string // the writes the API server stored, in words, for the writes-per-call rule
+	failed int      // calls that got an error back: what entitles Reconcile to return one
+	// conflicted names the objects whose last write in this call failed
+	// with a Conflict, for the rule that a lost write is not success.
+	conflicted []string
+	raced      bool       // the conflict fault's other writer acted in this call
+	result     *ctrl.Call // what Reconcile returned, once it reports it
 
 	traffic int // bytes of calls and replies, against maxTrafficBytes
 }
@@ -30,7 +36,7 @@ type host struct {
 // begin starts the accounts of a new reconcile of key.
 func (h *host) begin(key string) {
 	h.reconciles++
-	h.n, h.key, h.calls, h.writes, h.result = h.reconciles, key, 0, 0, nil
+	h.n, h.key, h.calls, h.writes, h.stored, h.failed, h.conflicted, h.raced, h.result = h.reconciles, key, 0, 0, nil, 0, nil, false, nil
 }
 
 // HandleCall implements sandbox.Host.

@@ -98,6 +98,7 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite
 	sm.faults = newFaultPlan(sm.rng, t.Faults)
 	sm.api = newAPIServer(sm.rng, sm.clock.time)
 	sm.api.watch = sm.onWatch
+	sm.api.by = func() string { return sm.actor }
 	sm.world = &world{api: sm.api}
 	sm.rec = newRecorder(sm.clock)
 	sm.host = &host{s: sm}
@@ -263,6 +264,8 @@ func (s *sim) reconcile(key string) {
 	}
 	if r := h.result; r == nil {
 		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
+	} else if s.brokeRules(key, r) {
+		return
 	} else if r.HasError {
 		s.lastErr[key] = clip(r.Text, maxErrorText)
 		d := s.queue.addRateLimited(key, s.clock.now)
@@ -278,6 +281,28 @@ func (s *sim) reconcile(key string) {
 		}
 	}
 	s.afterReconcile(key)
+}
+
+// brokeRules checks what a call returned against the exercise's rules,
+// and fails the test if it broke one.
+func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
+	rules, h := &s.suite.Rules, s.host
+	n := strconv.Itoa(h.n)
+	switch {
+	case rules.NoMadeUpErrors && r.HasError && h.failed == 0:
+		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+clip(r.Text, maxErrorText)+
+			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
+			"here nothing went wrong, so return nil.")
+	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
+		s.failf(verdict.OracleSwallowedConflict, "Reconcile #"+n+" of "+key+"'s write of "+h.conflicted[0]+" failed with a Conflict, and the call "+
+			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read.")
+	case rules.NoRequeue && r.RequeueAfter > 0:
+		s.failf(verdict.OracleRequeue, "Reconcile #"+n+" of "+key+" asked to be called again after "+r.RequeueAfter.String()+
+			" (RequeueAfter). This exercise's controller never requeues itself: the events of what it watches bring it back, so return an empty ctrl.Result.")
+	default:
+		return false
+	}
+	return true
 }
 
 // afterReconcile delivers the reconcile's own events and injects the
@@ -315,11 +340,15 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	} else {
 		s.landMeanwhile(kind, c.Key.Name, 0)
 	}
-	if (c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus) && s.faults.maybe(verdict.FaultConflict) {
+	raced := false
+	if c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus {
 		m := c.Object.GetObjectMeta()
-		s.noteFault(verdict.FaultConflict, "Your "+verb+" of "+string(kind)+" "+m.Name+" in reconcile #"+strconv.Itoa(h.n)+" lost a race with another writer (409 Conflict).")
-		return ctrl.Reply{Err: apiErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(kind)+" \""+m.Name+
-			"\": the object has been modified; please apply your changes to the latest version and try again")}, nil
+		// The other writer acts at most once per call, so a retry within
+		// the call meets the state it left.
+		if cur := s.api.get(kind, orDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
+			s.raceAhead(cur, verb)
+			raced, h.raced = true, true
+		}
 	}
 	h.writes++
 	var before, after ctrl.Object
@@ -351,14 +380,36 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		}
 	}
 	name = shown(name)
+	objName := string(kind) + " " + name
+	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
+	if err != nil && err.Reason == ctrl.ReasonConflict {
+		h.conflicted = append(h.conflicted, objName)
+	}
 	if err != nil {
-		s.rec.wrote(desc + " (failed: " + err.Reason + ")")
+		if !(raced && err.Reason == ctrl.ReasonConflict) {
+			// The conflict fault's refusals are the fault's, not the
+			// controller's: a test's expected writes do not list them.
+			s.rec.wrote(desc + " (failed: " + err.Reason + ")")
+		}
 		s.rec.logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
 		return ctrl.Reply{Err: err}, nil
 	}
 	s.rec.wrote(desc)
 	s.rec.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(clip(s.model.detail(after), maxDetail)))
 	s.rec.note(verdict.MarkWrite)
+	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
+	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
+		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+plural(len(h.stored), "write")+": "+
+			strings.Join(h.stored, ", ")+". This exercise allows "+plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
+		return ctrl.Reply{}, errStop
+	}
+	if c.Op == ctrl.OpUpdate && s.suite.Rules.KeepForeignMetadata {
+		if loss, ok := s.api.lostForeign(before, after, s.suite.Rules.OwnKeys); ok {
+			s.failf(verdict.OracleForeignMetadata, "Your update of "+string(kind)+" "+name+" in reconcile #"+strconv.Itoa(h.n)+" "+loss.words()+
+				". It was not yours to change: keep every entry you did not set, and write from a fresh read of the object.")
+			return ctrl.Reply{}, errStop
+		}
+	}
 	if v := s.model.checkWrite(s.world, &write{Verb: verb, Object: after, Before: before}); v != "" {
 		s.failf(verdict.OracleSafety, v)
 		return ctrl.Reply{}, errStop
@@ -378,6 +429,53 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		return ctrl.Reply{}, nil
 	}
 	return ctrl.Reply{Object: after}, nil
+}
+
+// The conflict fault's other writer marks the objects it changes with a
+// label or an annotation of its own.
+const (
+	otherLabel      = "other-writer.example.com/edit"
+	otherAnnotation = "other-writer.example.com/note"
+)
+
+// raceAhead is the conflict fault: another writer changes cur, the object
+// the controller is about to update, so the update, based on the version
+// the controller read, meets the API server's real 409 Conflict. The
+// change reaches the controller's cache at once, as a real informer's
+// would within milliseconds, so reading again and retrying works; copying
+// the new resourceVersion onto the old copy erases the change.
+func (s *sim) raceAhead(cur ctrl.Object, verb string) {
+	next := ctrl.DeepCopy(cur)
+	m := next.GetObjectMeta()
+	n := strconv.Itoa(s.faults.fired[verdict.FaultConflict])
+	var what string
+	if s.rng.IntN(2) == 0 {
+		if m.Labels == nil {
+			m.Labels = map[string]string{}
+		}
+		m.Labels[otherLabel] = "edit-" + n
+		what = "set the label " + otherLabel + "=edit-" + n
+	} else {
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		m.Annotations[otherAnnotation] = "edit " + n
+		what = "set the annotation " + otherAnnotation + "=\"edit " + n + "\""
+	}
+	var after ctrl.Object
+	var err *ctrl.StatusError
+	s.withActor(otherWriter, func() { after, err = s.api.update(next, false) })
+	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
+	if err != nil {
+		s.rec.logf(otherWriter, "could not change ", kind, " ", name, ": ", err.Message)
+		return
+	}
+	s.rec.logf(otherWriter, what, " on ", kind, " ", name)
+	s.inf.deliver(s.notify)
+	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
+		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+
+		"). Your "+verb+" was based on the version you read, so the API server refuses it with 409 Conflict; writing your old copy "+
+		"with the new resourceVersion would erase that change.")
 }
 
 func detailSuffix(d string) string {

@@ -28,6 +28,7 @@ type Suite struct {
 	// desired state and safety invariants (see models.go).
 	Model   string  `json:"model"`
 	World   World   `json:"world"`
+	Rules   Rules   `json:"rules"`
 	Tests   []*Test `json:"tests"`
 	Mutants []struct {
 		File   string `json:"file"`   // mutants/NAME.patch (a diff against solution.go) or NAME.go
@@ -49,6 +50,33 @@ type World struct {
 	// idle) or "never" (Running, Ready only when a test's ready step
 	// says so). A test may say otherwise for itself.
 	PodReady string `json:"podReady"`
+}
+
+// Rules are the promises an exercise's statement makes about every
+// Reconcile call, each checked by its own oracle in every test. A rule
+// the statement does not make is not enforced.
+type Rules struct {
+	// WritesPerCall bounds the writes one call stores (0: no bound): "at
+	// most one write per call". A write the API server refused stored
+	// nothing and does not count.
+	WritesPerCall int `json:"writesPerCall,omitempty"`
+	// NoMadeUpErrors: a call returns an error only when one of its own
+	// API calls failed (verdict.OracleMadeUpError).
+	NoMadeUpErrors bool `json:"noMadeUpErrors,omitempty"`
+	// PassOnConflicts: a call whose write failed with a Conflict, and
+	// that stored no write of that object after it, returns an error
+	// (verdict.OracleSwallowedConflict).
+	PassOnConflicts bool `json:"passOnConflicts,omitempty"`
+	// NoRequeue: a call never asks to be called again (RequeueAfter).
+	NoRequeue bool `json:"noRequeue,omitempty"`
+	// KeepForeignMetadata: labels, annotations, finalizers and owner
+	// references another actor set survive the controller's writes
+	// (verdict.OracleForeignMetadata).
+	KeepForeignMetadata bool `json:"keepForeignMetadata,omitempty"`
+	// OwnKeys are the label, annotation and finalizer names that are the
+	// controller's own even when a test's objects already carry them,
+	// such as its finalizer.
+	OwnKeys []string `json:"ownKeys,omitempty"`
 }
 
 // Test is one scenario: initial objects, workload steps applied one after
@@ -145,6 +173,9 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 	}
 	if s.World.ResyncPeriod == 0 {
 		s.World.ResyncPeriod = Duration(10 * time.Minute)
+	}
+	if s.Rules.WritesPerCall < 0 {
+		return nil, fmt.Errorf("%s: rules.writesPerCall: %d is negative", name, s.Rules.WritesPerCall)
 	}
 	if s.World.MaxReconciles == 0 {
 		s.World.MaxReconciles = 200

@@ -113,7 +113,7 @@ type Shrunk struct {
 type TraceLine struct {
 	Step  int    `json:"step"`
 	T     int64  `json:"t_ms"`
-	Actor string `json:"actor"` // user, controller, kubelet, gc, fault
+	Actor string `json:"actor"` // user, controller, kubelet, gc, fault, other-writer
 	Event string `json:"event"`
 }
 

@@ -106,6 +106,12 @@ const (
 	OracleMemory      Oracle = "memory"      // out of memory
 	OracleOutput      Oracle = "output"      // far too much output
 	OracleSetup       Oracle = "setup"       // the test itself is broken
+	// The rules a statement may make about every call (judge.Rules).
+	OracleWritesPerCall     Oracle = "writes_per_call"    // one call stored more writes than the statement allows
+	OracleMadeUpError       Oracle = "made_up_error"      // an error returned although no API call failed
+	OracleSwallowedConflict Oracle = "swallowed_conflict" // a write lost to a Conflict, and no error returned
+	OracleRequeue           Oracle = "requeue"            // a requeue asked for where the statement says none
+	OracleForeignMetadata   Oracle = "foreign_metadata"   // a write lost metadata that another actor had set
 	// OracleNotJudged marks a test a wall-clock safety net stopped. It
 	// never reaches a stored verdict: the whole submission becomes
 	// OutcomeNotJudged.
@@ -114,7 +120,7 @@ const (
 
 // Oracles lists every Oracle.
 var Oracles = []Oracle{OracleConvergence, OracleIdempotency, OracleSafety, OracleWrites, OracleErrors,
-	OracleBudget, OracleRuntime, OracleTimeout, OracleMemory, OracleOutput, OracleSetup, OracleNotJudged}
+	OracleWritesPerCall, OracleMadeUpError, OracleSwallowedConflict, OracleRequeue, OracleForeignMetadata, OracleBudget, OracleRuntime, OracleTimeout, OracleMemory, OracleOutput, OracleSetup, OracleNotJudged}
 
 var oracleWords = map[Oracle][3]string{
 	OracleConvergence: {"Convergence",
@@ -132,6 +138,21 @@ var oracleWords = map[Oracle][3]string{
 	OracleErrors: {"Errors at rest",
 		"Reconcile kept returning an error after the cluster had gone quiet.",
 		"Return an error only for something a retry can fix; a Deployment that is gone (NotFound) is not one."},
+	OracleWritesPerCall: {"Writes per call",
+		"One Reconcile call made more writes than the exercise allows.",
+		"Take one step and return: the event your write causes brings the controller back for the next one."},
+	OracleMadeUpError: {"Made-up error",
+		"Reconcile returned an error although none of its calls to the cluster had failed.",
+		"Return an error only to pass on one the cluster gave you; to be called again, rely on the events your writes cause."},
+	OracleSwallowedConflict: {"Swallowed conflict",
+		"A write failed with a Conflict, and Reconcile returned no error, as if it had worked.",
+		"A Conflict means your write did not happen: return the error (or read again and retry), never nil."},
+	OracleRequeue: {"Requeue",
+		"Reconcile asked to be called again (RequeueAfter) where the exercise says it never should.",
+		"Return an empty ctrl.Result: the events of the objects you watch bring the controller back when something changes."},
+	OracleForeignMetadata: {"Others' metadata",
+		"A write of the controller removed or changed a label, annotation, finalizer or owner reference that someone else had set.",
+		"Edit the maps and lists you read (add or delete your own key) instead of replacing them, and write from a fresh read: after a Conflict, read the object again rather than copying the new resourceVersion onto your old copy."},
 	OracleBudget: {"Reconcile budget",
 		"The controller needed more reconciles, or more calls in one reconcile, than the test allows.",
 		"Something kept the controller busy: a write that triggers itself, or a requeue with nothing left to do."},
@@ -207,7 +228,7 @@ const (
 	FaultPodFailure   Fault = "pod-failure"       // a Pod turns Failed
 	FaultManualDelete Fault = "manual-delete"     // a user deletes a Pod
 	FaultStaleRead    Fault = "stale-read"        // the cache lags the controller's own writes by a reconcile
-	FaultConflict     Fault = "conflict"          // an update fails with 409 Conflict
+	FaultConflict     Fault = "conflict"          // another writer changes the object first; the update meets a real 409
 )
 
 // Faults lists every Fault, in the order verdicts name them.
@@ -223,7 +244,7 @@ var faultWords = map[Fault][2]string{
 	FaultPodFailure:   {"Pod failure", "A Pod can fail on its own; the controller must replace it."},
 	FaultManualDelete: {"Manual delete", "Someone can delete a Pod by hand; the controller must notice and heal."},
 	FaultStaleRead:    {"Stale read", "The cache may not show the controller's own last write yet."},
-	FaultConflict:     {"Conflict", "An update can lose a race and fail with a Conflict; read again and retry, or return the error."},
+	FaultConflict:     {"Conflict", "Another writer changes the object just before an update, which then fails with a Conflict; read the object again and retry, or return the error, but never write your old copy over the other writer's change."},
 }
 
 // Title is the fault class in a few words.

@@ -1,0 +1,150 @@
+package judge
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+
+	"ctrljudge/judge/ctrl"
+)
+
+// A light managedFields: the API server notes, per object, which labels,
+// annotations, finalizers and owner references an actor other than the
+// controller set, and who. The foreign-metadata oracle checks after each
+// controller write that none of them was lost.
+
+// metaKey names one entry of an object's metadata.
+type metaKey struct {
+	field string // label, annotation, finalizer, owner reference
+	name  string
+}
+
+// metaFields are the fields tracked, in the order a loss is reported.
+var metaFields = []string{"label", "annotation", "finalizer", "owner reference"}
+
+// metaEntries lists an object's tracked entries with their values.
+func metaEntries(o ctrl.Object) map[metaKey]string {
+	out := map[metaKey]string{}
+	if o == nil {
+		return out
+	}
+	m := o.GetObjectMeta()
+	for k, v := range m.Labels {
+		out[metaKey{"label", k}] = v
+	}
+	for k, v := range m.Annotations {
+		out[metaKey{"annotation", k}] = v
+	}
+	for _, f := range m.Finalizers {
+		out[metaKey{"finalizer", f}] = ""
+	}
+	for _, r := range m.OwnerReferences {
+		out[metaKey{"owner reference", r.Kind + " " + r.Name}] = r.UID
+	}
+	return out
+}
+
+// noteOwners records what actor changed between before (nil on create)
+// and after: entries it set or changed become its own; entries it removed
+// are no one's. The controller's own writes are not recorded.
+func (s *apiServer) noteOwners(before, after ctrl.Object) {
+	actor := s.by()
+	if actor == "controller" || after == nil {
+		return
+	}
+	uid := after.GetObjectMeta().UID
+	was, now := metaEntries(before), metaEntries(after)
+	own := s.owners[uid]
+	for k, v := range now {
+		if old, ok := was[k]; !ok || old != v {
+			if own == nil {
+				own = map[metaKey]string{}
+				s.owners[uid] = own
+			}
+			own[k] = actor
+		}
+	}
+	for k := range was {
+		if _, ok := now[k]; !ok {
+			delete(own, k)
+		}
+	}
+}
+
+// metaLoss is a foreign entry a controller write removed or changed.
+type metaLoss struct {
+	key      metaKey
+	actor    string // who had set it
+	was, now string
+	gone     bool
+}
+
+// lostForeign finds the first entry, in metaFields and name order, that an
+// actor other than the controller set on before and that after no longer
+// has as it was. Names in own are the controller's even when another
+// actor set them.
+func (s *apiServer) lostForeign(before, after ctrl.Object, own []string) (metaLoss, bool) {
+	if before == nil || after == nil {
+		return metaLoss{}, false
+	}
+	owners := s.owners[before.GetObjectMeta().UID]
+	if len(owners) == 0 {
+		return metaLoss{}, false
+	}
+	was, now := metaEntries(before), metaEntries(after)
+	keys := make([]metaKey, 0, len(owners))
+	for k := range owners {
+		if _, ok := was[k]; ok && !slices.Contains(own, k.name) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		fi, fj := slices.Index(metaFields, keys[i].field), slices.Index(metaFields, keys[j].field)
+		if fi != fj {
+			return fi < fj
+		}
+		return keys[i].name < keys[j].name
+	})
+	for _, k := range keys {
+		v, ok := now[k]
+		if !ok || v != was[k] {
+			return metaLoss{key: k, actor: owners[k], was: was[k], now: v, gone: !ok}, true
+		}
+	}
+	return metaLoss{}, false
+}
+
+// words says what the write did to the entry and who had set it.
+func (l metaLoss) words() string {
+	what := "the " + l.key.field + " " + shown(l.key.name)
+	if l.key.field == "label" || l.key.field == "annotation" {
+		what += "=" + strconv.Quote(shown(l.was))
+	}
+	what += ", which " + actorWords(l.actor) + " had set"
+	switch {
+	case l.gone:
+		return "removed " + what
+	case l.key.field == "owner reference":
+		return "changed " + what + " (it now points at another object)"
+	}
+	return "changed " + what + ", to " + strconv.Quote(shown(l.now))
+}
+
+// actorWords names an actor as a learner reads it.
+func actorWords(actor string) string {
+	switch actor {
+	case "user":
+		return "the test's user"
+	case otherWriter:
+		return "another writer"
+	case "kubelet":
+		return "the kubelet"
+	case "gc":
+		return "the garbage collector"
+	}
+	return "another actor"
+}
+
+// otherWriter is the actor that changes an object just before the
+// controller's update when the conflict fault fires.
+const otherWriter = "other-writer"

@@ -1,0 +1,79 @@
+package judge
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"ctrljudge/judge/verdict"
+)
+
+// Seed-independent detection: a bug that only a fault reveals is caught
+// at every seed, because each planned fault class fires in every test
+// where it has an opportunity (faults.go, pinMissed). Each case is a
+// buggy controller compiled to WebAssembly, judged on the one test that
+// plans the fault it needs, at seeds 1 to 5.
+func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
+	eng := engine(t)
+	cat := catalog(t)
+	mutant := func(ex *Exercise, name string) []byte {
+		for _, m := range ex.Mutants {
+			if m.Name == name {
+				return m.Code
+			}
+		}
+		t.Fatalf("%s has no mutant %s", ex.Slug, name)
+		return nil
+	}
+	cases := []struct {
+		exercise, name, test string
+		code                 func(ex *Exercise) []byte
+		oracle               verdict.Oracle
+	}{
+		// Restarts wipe a remembered count.
+		{"171", "in-memory-count", "scale up across restarts",
+			func(ex *Exercise) []byte { return mutant(ex, "in-memory-count") }, ""},
+		// A Conflict swallowed: only the conflict fault makes one.
+		{"172", "swallows-conflict", "status updates that lose a race",
+			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
+		{"173", "swallows-conflicts", "conflicts on the finalizer and on the registry",
+			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflicts") }, ""},
+		{"174", "swallows-conflict", "shared ConfigMap with conflicts",
+			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
+		// On a Conflict, the fresh resourceVersion copied onto the old
+		// copy: the other writer's change is erased.
+		{"174", "copies-the-resource-version", "shared ConfigMap with conflicts", func(ex *Exercise) []byte {
+			code := strings.Replace(string(ex.Solution), "\treturn ctrl.Result{}, c.Update(ctx, &d)\n", `	err = c.Update(ctx, &d)
+	if ctrl.IsConflict(err) {
+		var fresh ctrl.Deployment
+		if err := c.Get(ctx, req.NamespacedName, &fresh); err != nil {
+			return ctrl.Result{}, err
+		}
+		d.ResourceVersion = fresh.ResourceVersion
+		err = c.Update(ctx, &d)
+	}
+	return ctrl.Result{}, err
+`, 1)
+			if code == string(ex.Solution) {
+				t.Fatal("174's solution no longer ends with its Update")
+			}
+			return []byte(code)
+		}, verdict.OracleForeignMetadata},
+	}
+	for _, c := range cases {
+		t.Run(c.exercise+"/"+c.name, func(t *testing.T) {
+			ex, err := cat.Find(c.exercise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := c.code(ex)
+			for seed := uint64(1); seed <= 5; seed++ {
+				v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, Seed: seed, Only: c.test, Mode: verdict.ModeSubmit})
+				f := v.FirstFailure()
+				if v.Outcome == verdict.OutcomeAccepted || f.Name != c.test || c.oracle != "" && f.Oracle != c.oracle {
+					t.Errorf("seed %d: %s, %q %s: %s (faults %v)", seed, v.Outcome, f.Name, f.Oracle, f.Message, f.FaultClasses)
+				}
+			}
+		})
+	}
+}
