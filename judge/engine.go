@@ -20,7 +20,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-2" // 2: work is counted in steps, not seconds
+const EngineVersion = "ctrljudge-3" // 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1

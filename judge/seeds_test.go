@@ -30,9 +30,15 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		code                 func(ex *Exercise) []byte
 		oracle               verdict.Oracle
 	}{
-		// Restarts wipe a remembered count.
-		{"171", "in-memory-count", "scale up across restarts",
-			func(ex *Exercise) []byte { return mutant(ex, "in-memory-count") }, ""},
+		// A clean-up that takes a missing entry for "done": only a crash
+		// between its two writes leaves a Deployment in that state.
+		{"173", "no-entry-means-done", "crashes between the two writes of a clean-up", func(ex *Exercise) []byte {
+			code := strings.Replace(string(ex.Solution), "\tif _, ok := reg.Data[entry]; ok {\n", "\tif _, ok := reg.Data[entry]; !ok {\n\t\treturn nil\n\t} else {\n", 1)
+			if code == string(ex.Solution) {
+				t.Fatal("173's solution no longer checks for the entry")
+			}
+			return []byte(code)
+		}, verdict.OracleConvergence},
 		// A Conflict swallowed: only the conflict fault makes one.
 		{"172", "swallows-conflict", "status updates that lose a race",
 			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
