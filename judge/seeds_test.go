@@ -10,7 +10,9 @@ import (
 
 // Seed-independent detection: a bug that only a fault reveals is caught
 // at every seed, because each planned fault class fires in every test
-// where it has an opportunity (faults.go, pinMissed). Each case is a
+// where it has an opportunity (faults.go, pinMissed). That a class fires
+// is what is promised, not where: a bug that only a crash after one
+// particular write reveals can still escape at some seeds. Each case is a
 // buggy controller compiled to WebAssembly, judged on the one test that
 // plans the fault it needs, at seeds 1 to 5.
 func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
@@ -30,15 +32,6 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		code                 func(ex *Exercise) []byte
 		oracle               verdict.Oracle
 	}{
-		// A clean-up that takes a missing entry for "done": only a crash
-		// between its two writes leaves a Deployment in that state.
-		{"173", "no-entry-means-done", "crashes between the two writes of a clean-up", func(ex *Exercise) []byte {
-			code := strings.Replace(string(ex.Solution), "\tif _, ok := reg.Data[entry]; ok {\n", "\tif _, ok := reg.Data[entry]; !ok {\n\t\treturn nil\n\t} else {\n", 1)
-			if code == string(ex.Solution) {
-				t.Fatal("173's solution no longer checks for the entry")
-			}
-			return []byte(code)
-		}, verdict.OracleConvergence},
 		// A Conflict swallowed: only the conflict fault makes one.
 		{"172", "swallows-conflict", "status updates that lose a race",
 			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
