@@ -20,6 +20,7 @@ import (
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/records/pgtest"
 	"ctrljudge/judge/verdict"
 )
 
@@ -126,9 +127,15 @@ func builtinCatalog(t testing.TB) *judge.Catalog {
 	return cat
 }
 
+// openStore opens a SQLite store in dir, or a new PostgreSQL database for
+// a test run under a name ending in /postgres (see TestOnPostgres).
 func openStore(t testing.TB, dir string) *records.DB {
 	t.Helper()
-	db, err := records.Open(filepath.Join(dir, "records.db"))
+	target := filepath.Join(dir, "records.db")
+	if strings.HasSuffix(t.Name(), "/postgres") {
+		target = pgtest.URL(t)
+	}
+	db, err := records.Open(target)
 	if err != nil {
 		t.Fatal(err)
 	}

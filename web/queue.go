@@ -1,9 +1,12 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/verdict"
@@ -55,6 +58,12 @@ type job struct {
 	running  bool   // already marked running in the store (a recovered job)
 	rejudge  bool   // an instructor's re-judge: not counted against the learner
 	attempts int    // judgements so far that the machine's load cut short
+	// On PostgreSQL a worker elsewhere may judge the job: remote once it
+	// went into the queue, started once a worker reported on it, seen
+	// the last of its judge_events streamed (follow's alone).
+	remote, started bool
+	seen            int64
+	queuedAt        time.Time // when this process took it in
 
 	mu    sync.Mutex
 	log   []event
@@ -63,7 +72,7 @@ type job struct {
 }
 
 func newJob(id, learner int64, ex *judge.Exercise, mode verdict.Mode, code []byte, seed uint64) *job {
-	return &job{id: id, learner: learner, ex: ex, mode: mode, code: code, seed: seed, wake: make(chan struct{})}
+	return &job{id: id, learner: learner, ex: ex, mode: mode, code: code, seed: seed, wake: make(chan struct{}), queuedAt: time.Now()}
 }
 
 // publish appends an event; nothing is appended after a final one.
@@ -106,6 +115,7 @@ type queue struct {
 	pending  map[int64]int  // per learner: admitted and not finished
 	byAddr   map[string]int // per client address: admitted and not finished
 	reserved int            // admitted, not yet pushed
+	remote   int            // sent to the PostgreSQL queue, no worker on it yet
 	cap      int
 	closed   bool
 }
@@ -130,7 +140,7 @@ func (q *queue) admitFrom(learner int64, addr string) error {
 	switch {
 	case q.closed:
 		return errQueueClosed
-	case len(q.waiting)+q.reserved >= q.cap:
+	case q.depth() >= q.cap:
 		return errQueueFull
 	case learner != 0 && q.pending[learner] >= maxPendingPerLearner:
 		return errTooMany
@@ -145,6 +155,44 @@ func (q *queue) admitFrom(learner int64, addr string) error {
 		q.byAddr[addr]++
 	}
 	return nil
+}
+
+// depth is how many places are taken in the line: waiting here, admitted,
+// or in the PostgreSQL queue with no worker on them yet.
+func (q *queue) depth() int { return len(q.waiting) + q.reserved + q.remote }
+
+// sent marks a job handed to the PostgreSQL queue.
+func (q *queue) sent(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !j.remote {
+		j.remote = true
+		q.remote++
+	}
+}
+
+// started marks a remote job a worker has begun: it leaves the line.
+func (q *queue) started(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if j.remote && !j.started {
+		j.started = true
+		q.remote--
+	}
+}
+
+// remoteJobs lists the live jobs judged elsewhere, by id.
+func (q *queue) remoteJobs() []*job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*job
+	for _, j := range q.live {
+		if j.remote {
+			out = append(out, j)
+		}
+	}
+	slices.SortFunc(out, func(a, b *job) int { return cmp.Compare(a.id, b.id) })
+	return out
 }
 
 // addressCap is how many unfinished submissions one address may have.
@@ -199,7 +247,7 @@ func (q *queue) pushRejudge(j *job) error {
 	switch {
 	case q.closed:
 		return errQueueClosed
-	case len(q.waiting)+q.reserved >= q.cap:
+	case q.depth() >= q.cap:
 		return errQueueFull
 	}
 	q.add(j)
@@ -262,6 +310,10 @@ func (q *queue) finish(j *job) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.live, j.id)
+	if j.remote && !j.started {
+		j.started = true
+		q.remote--
+	}
 	if !j.rejudge {
 		q.release(j.learner, j.addr)
 	}

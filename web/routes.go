@@ -104,5 +104,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 }
 
 func (s *Server) handleHealth(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "queued": s.q.length()})
+	ctx := c.Request().Context()
+	depth, err := s.queueDepth(ctx)
+	if err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the judging queue does not answer"})
+	}
+	alive, err := s.workersAlive(ctx)
+	if err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the records do not answer"})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "queued": depth, "workers": alive})
 }

@@ -49,6 +49,13 @@ type Config struct {
 	// their X-Forwarded-For (the client address that limits count) and
 	// X-Forwarded-Proto are believed.
 	TrustedProxies []*net.IPNet
+	// JudgeElsewhere, with the records on PostgreSQL, leaves all judging
+	// to `judge worker` processes: the server runs no worker of its own.
+	// (On PostgreSQL Workers is the server's own worker's slots.)
+	JudgeElsewhere bool
+	// JobTimeout and RescueAfter tune the server's own worker on
+	// PostgreSQL (see WorkerConfig); 0 means the defaults.
+	JobTimeout, RescueAfter time.Duration
 }
 
 // Server is the web server: pages, assets, drafts and judging.
@@ -67,7 +74,12 @@ type Server struct {
 	proxies   []*net.IPNet // trusted reverse proxies
 	httpsOnly bool         // the public URL is https: every cookie is Secure
 
+	remote  *remote  // the PostgreSQL queue; nil on SQLite
+	metrics *Metrics // served at /metrics
+	local   int      // worker goroutines in this process (SQLite)
+
 	workers      sync.WaitGroup
+	stopFollow   context.CancelFunc
 	judgeCtx     context.Context // cancelled when shutdown's grace runs out
 	stopJudging  context.CancelFunc
 	closing      chan struct{}  // closed once judging has stopped: streams end
@@ -120,12 +132,32 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	if n <= 0 || n > runtime.NumCPU() {
 		n = runtime.NumCPU()
 	}
+	s.metrics = NewMetrics(s.queueDepth, s.workersAlive)
+	s.e.GET("/metrics", echo.WrapHandler(s.metrics.Handler()))
+	if cfg.DB.Postgres() {
+		if err := s.startRemote(cfg, eng); err != nil {
+			return nil, err
+		}
+	} else {
+		s.local = n
+	}
 	if err := s.recoverUnfinished(); err != nil {
+		s.closeRemote()
 		return nil, err
 	}
-	for range n {
+	if s.remote != nil {
+		// One goroutine hands jobs to the queue; workers anywhere judge.
 		s.workers.Add(1)
-		go s.work()
+		go s.forward()
+		var ctx context.Context
+		ctx, s.stopFollow = context.WithCancel(context.Background())
+		s.background.Add(1)
+		go s.follow(ctx)
+	} else {
+		for range n {
+			s.workers.Add(1)
+			go s.work()
+		}
 	}
 	s.background.Add(1)
 	go s.cleanUp()
@@ -185,8 +217,17 @@ func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
 			s.stopJudging()
 		}
 		s.stopJudging()
+		if s.remote != nil {
+			// Judgements elsewhere go on and are stored; this process's
+			// own worker drains, and its streams see what it finished.
+			if s.remote.local != nil {
+				s.remote.local.Stop(grace)
+			}
+			s.stopFollow()
+		}
 		close(s.closing)
 		s.background.Wait()
+		s.closeRemote()
 		err = <-httpDone
 	})
 	return err
@@ -285,20 +326,45 @@ func (s *Server) judgeJob(j *job) {
 		s.abandon(j, "the result could not be saved")
 		return
 	}
+	s.metrics.observe(v, time.Duration(ms)*time.Millisecond, time.Since(j.queuedAt))
 	j.publish("done", s.doneEvent(v, ms))
 	s.q.finish(j)
 }
 
-// safeJudge keeps a panic in the engine from taking the server down: it
+func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) *verdict.Verdict {
+	return safeJudge(ctx, s.eng, s.log, sub)
+}
+
+// safeJudge keeps a panic in the engine from taking the process down: it
 // becomes an internal error, which does not count against the learner.
-func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) (v *verdict.Verdict) {
+func safeJudge(ctx context.Context, eng judger, log *slog.Logger, sub judge.Submission) (v *verdict.Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("the judge panicked", "exercise", sub.Exercise.Slug, "panic", r)
+			log.Error("the judge panicked", "exercise", sub.Exercise.Slug, "panic", r)
 			v = internalError(sub.Mode, "the judge failed; this attempt does not count")
 		}
 	}()
-	return s.eng.Judge(ctx, sub)
+	return eng.Judge(ctx, sub)
+}
+
+// closeRemote closes the connection to the PostgreSQL queue, if any.
+func (s *Server) closeRemote() {
+	if s.remote != nil {
+		if s.remote.local != nil {
+			s.remote.local.Stop(0)
+		}
+		s.remote.pool.Close()
+	}
+}
+
+// workersAlive counts the worker goroutines that judge: this process's on
+// SQLite; on PostgreSQL, those of every worker seen lately.
+func (s *Server) workersAlive(ctx context.Context) (int, error) {
+	if s.remote == nil {
+		return s.local, nil
+	}
+	_, slots, err := s.db.WorkersAlive(ctx, workerAliveWithin)
+	return slots, err
 }
 
 func internalError(mode verdict.Mode, msg string) *verdict.Verdict {

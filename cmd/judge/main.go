@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"serve":      {cmdServe, "serve [--addr A] [--data DIR] [--db URL] [--public-url URL] [--trusted-proxy CIDR]  run the web server (records in DIR/records.db, or PostgreSQL)"},
 	"report":     {cmdReport, "report --db F --class C --format csv|json|html [--out F]  grading reports, offline"},
 	"backup":     {cmdBackup, "backup --db F --out F     an online copy of the records (a SQLite file, from either database)"},
+	"worker":     {cmdWorker, "worker --db postgres://… [--workers N]  judge from the server's PostgreSQL queue, no pages (/healthz, /metrics)"},
 	"migrate":    {cmdMigrate, "migrate --from FILE --to postgres://…  move SQLite records into an empty PostgreSQL database"},
 	"instructor": {cmdInstructor, "instructor add NAME | list   manage instructor accounts"},
 }

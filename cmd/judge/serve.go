@@ -44,7 +44,8 @@ func cmdServe(args []string) int {
 	dbTarget := fs.String("db", os.Getenv("CTRLJUDGE_DB"),
 		"keep the records in `DB`: a postgres:// URL shared with `judge worker`s, or a SQLite file (default DIR/records.db; env CTRLJUDGE_DB)")
 	dir := fs.String("exercises", "", "serve the exercises in `DIR` instead of the built-in ones")
-	workers := fs.Int("workers", 0, "judge at most `N` submissions at once (default: one per CPU)")
+	workers := fs.Int("workers", 0, "judge at most `N` submissions at once in this process (default: one per CPU)")
+	judgeHere := fs.Bool("judge", true, "judge in this process too; with --db postgres://…, -judge=false leaves judging to `judge worker`s")
 	queue := fs.Int("queue", 0, "let at most `N` submissions wait (default 64)")
 	grace := fs.Duration("grace", web.DefaultShutdownGrace, "on shutdown, let judgements in flight run this long")
 	publicURL := fs.String("public-url", os.Getenv("CTRLJUDGE_PUBLIC_URL"),
@@ -100,14 +101,19 @@ func cmdServe(args []string) int {
 	defer eng.Close()
 	// Build the whole standard library for wasip1 now, in the
 	// background, not within the first learner's submission.
-	go func() {
-		if err := eng.Warm(context.Background()); err != nil {
-			log.Error("warming the Go toolchain", "err", err)
-		}
-	}()
+	if *judgeHere {
+		go func() {
+			if err := eng.Warm(context.Background()); err != nil {
+				log.Error("warming the Go toolchain", "err", err)
+			}
+		}()
+	}
 
+	if !*judgeHere && !db.Postgres() {
+		return usageErr("-judge=false needs --db postgres://…: with SQLite, the server is the only judge")
+	}
 	srv, err := web.New(web.Config{DB: db, Catalog: cat, Engine: eng, Workers: *workers, QueueCap: *queue, Logger: log,
-		PublicURL: *publicURL, TrustedProxies: trusted})
+		PublicURL: *publicURL, TrustedProxies: trusted, JudgeElsewhere: !*judgeHere})
 	if err != nil {
 		return fail("%v", err)
 	}
