@@ -40,6 +40,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./judge/
 	$(GO) test -run '^$$' -bench Meter ./sandbox/
 	$(GO) test -run '^$$' -bench . -benchtime $(WEB_BENCHTIME) ./web/
+	$(GO) test -run '^$$' -bench Workers -benchtime 1x ./web/integration_test/
 
 # Rebuild the editor bundle (web/static/editor.js, committed) from npm.
 web:

@@ -188,6 +188,18 @@ func newWorker(cfg WorkerConfig, eng judger) (*Worker, error) {
 	return w, nil
 }
 
+// QueueDepth is how many submissions wait for a worker, in every process.
+func (w *Worker) QueueDepth(ctx context.Context) (int, error) { return queueDepth(ctx, w.pool) }
+
+// WorkersAlive counts the judging slots of every worker seen lately.
+func (w *Worker) WorkersAlive(ctx context.Context) (int, error) {
+	_, slots, err := w.db.WorkersAlive(ctx, workerAliveWithin)
+	return slots, err
+}
+
+// SetMetrics makes the worker count its verdicts in m; call it before Start.
+func (w *Worker) SetMetrics(m *Metrics) { w.metrics = m }
+
 // ID names the worker in logs and in judge_workers.
 func (w *Worker) ID() string { return w.id }
 

@@ -64,12 +64,13 @@ func cmdWorker(args []string) int {
 	if err := eng.Warm(context.Background()); err != nil {
 		log.Error("warming the Go toolchain", "err", err)
 	}
-	metrics := web.NewMetrics(nil, nil)
 	w, err := web.NewWorker(web.WorkerConfig{DB: db, Catalog: cat, Engine: eng, Slots: *slots, Logger: log,
-		JobTimeout: *jobTimeout, RescueAfter: *rescue, Metrics: metrics})
+		JobTimeout: *jobTimeout, RescueAfter: *rescue})
 	if err != nil {
 		return fail("%v", err)
 	}
+	metrics := web.NewMetrics(w.QueueDepth, w.WorkersAlive)
+	w.SetMetrics(metrics)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := w.Start(ctx); err != nil {

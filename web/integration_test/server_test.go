@@ -35,7 +35,7 @@ var (
 )
 
 // judgeBinary builds cmd/judge once per test run.
-func judgeBinary(t *testing.T) string {
+func judgeBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the server; skipped with -short")
@@ -65,7 +65,7 @@ type server struct {
 	log  *bytes.Buffer
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ type learner struct {
 	base string
 }
 
-func newLearner(t *testing.T, base string) *learner {
+func newLearner(t testing.TB, base string) *learner {
 	jar, _ := cookiejar.New(nil)
 	l := &learner{c: &http.Client{Jar: jar, Timeout: 30 * time.Second}, base: base}
 	resp, err := l.c.Get(base + "/")
@@ -176,7 +176,7 @@ func (l *learner) submit(code, mode string) (int64, int, error) {
 	return r.ID, resp.StatusCode, nil
 }
 
-func starterCode(t *testing.T) string {
+func starterCode(t testing.TB) string {
 	t.Helper()
 	cat, err := judge.LoadCatalog(exercises.FS)
 	if err != nil {
@@ -190,7 +190,7 @@ func starterCode(t *testing.T) string {
 }
 
 // waitSettled polls the records until none of ids is queued or running.
-func waitSettled(t *testing.T, db *records.DB, ids []int64, s *server) map[int64]*records.Submission {
+func waitSettled(t testing.TB, db *records.DB, ids []int64, s *server) map[int64]*records.Submission {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(settleTimeout)
