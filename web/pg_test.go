@@ -37,6 +37,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RunOnlyOneTest", TestRunOnlyOneTest},
 		{"ShutdownWaitsForJudgements", TestShutdownWaitsForJudgements},
 		{"NotJudgedIsRetriedNotCharged", TestNotJudgedIsRetriedNotCharged},
+		{"RecoverUnfinished", TestRecoverUnfinished},
 	} {
 		t.Run(c.name+"/postgres", c.fn)
 	}
@@ -95,6 +96,11 @@ func TestWorkerElsewhere(t *testing.T) {
 		s, err := env.db.Submission(ctx, sr.ID)
 		if err != nil || s.State != records.StateDone || s.Outcome != verdict.OutcomeWrongAnswer || first.calls != 1 {
 			t.Fatalf("stored %+v, %v; judged %d times", s, err, first.calls)
+		}
+		// A submission is one job: queuing it again (as a recovery
+		// after a crash does) adds none.
+		if res, err := env.srv.remote.client.Insert(ctx, judgeArgs{SubmissionID: sr.ID}, nil); err != nil || !res.UniqueSkippedAsDuplicate {
+			t.Errorf("a second job for submission %d: %+v, %v", sr.ID, res, err)
 		}
 		m := c.get("/metrics").body
 		for _, w := range []string{"ctrljudge_queue_depth 0", "ctrljudge_workers_alive 1"} {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -461,4 +462,24 @@ func TestDistributedJudging(t *testing.T) {
 	}
 	t.Logf("killed worker a with %d judgement(s) in flight; %d rescued and judged by b; all %d submissions ended judged once",
 		len(killed), rescued, len(all))
+
+	// SIGTERM drains: worker b, idle now, leaves at once and cleanly.
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- b.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("worker b after SIGTERM: %v\n%s", err, b.log)
+		}
+	case <-time.After(time.Minute):
+		t.Errorf("worker b did not stop within a minute of SIGTERM:\n%s", b.log)
+	}
+	if h, err := http.Get(srv.base + "/healthz"); err == nil {
+		body, _ := io.ReadAll(h.Body)
+		h.Body.Close()
+		if !strings.Contains(string(body), `"workers":0`) {
+			t.Errorf("healthz once both workers are gone: %s", body)
+		}
+	}
 }
