@@ -43,13 +43,18 @@ type faultPlan struct {
 	fired   map[verdict.Fault]int // how often each fired
 	on      bool                  // the faulty phase
 	log     []string              // what fired, in plain words, in order
+	force   map[verdict.Fault]int // an opportunity at which a class fires whatever else holds
+	// midCall lists the crash-after-write opportunities that did not
+	// fire and were followed by another stored write in the same call:
+	// where a crash would have cut a call in two.
+	midCall []int
 }
 
 // newFaultPlan draws, from rng and in the test's order, the opportunity
 // at which each planned class fires for sure.
 func newFaultPlan(rng *rand.Rand, planned []verdict.Fault) *faultPlan {
 	p := &faultPlan{rng: rng, planned: map[verdict.Fault]bool{}, sure: map[verdict.Fault]int{},
-		chance: map[verdict.Fault]int{}, fired: map[verdict.Fault]int{}}
+		chance: map[verdict.Fault]int{}, fired: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}}
 	for _, f := range planned {
 		p.planned[f] = true
 		p.sure[f] = rng.IntN(faultPolicies[f].sureWithin)
@@ -60,12 +65,31 @@ func newFaultPlan(rng *rand.Rand, planned []verdict.Fault) *faultPlan {
 // pin makes each class in pins fire for sure at the given opportunity
 // instead of the one drawn. The draws are made all the same, so a run
 // with pins is the run without them up to the first pinned opportunity.
-func (p *faultPlan) pin(pins map[verdict.Fault]int) {
-	for f, n := range pins {
+func (p *faultPlan) pin(pins *faultPins) {
+	if pins == nil {
+		return
+	}
+	for f, n := range pins.sure {
 		if p.planned[f] {
 			p.sure[f] = n
 		}
 	}
+	for f, n := range pins.force {
+		if p.planned[f] {
+			p.force[f] = n
+		}
+	}
+}
+
+// faultPins are what the reruns of a test fix in its fault plan.
+type faultPins struct {
+	sure     map[verdict.Fault]int // each class's sure point
+	force    map[verdict.Fault]int // an opportunity each class fires at regardless
+	triedMid bool                  // a crash between two writes of a call was forced
+}
+
+func newFaultPins() *faultPins {
+	return &faultPins{sure: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}}
 }
 
 // missed lists, in verdict.Faults order, the planned classes that had an
@@ -88,6 +112,10 @@ func (p *faultPlan) maybe(f verdict.Fault) bool {
 	pol := faultPolicies[f]
 	n := p.chance[f]
 	p.chance[f]++
+	if k, ok := p.force[f]; ok && k == n {
+		p.fired[f]++
+		return true
+	}
 	if p.fired[f] >= pol.max {
 		return false
 	}
@@ -124,20 +152,28 @@ func joinNames[T ~string](xs []T, sep string) string {
 	return b.String()
 }
 
-// pinMissed pins each class the run s missed to one of the opportunities
-// it had, drawn from the test's seed and the round, keeping the pins of
-// classes that fired. It reports whether there was anything to pin. The
-// run with the pins is the same run up to the first pinned opportunity,
-// where that class fires for sure; a class whose opportunities then
-// change is pinned again in the next round.
-func pinMissed(s *sim, pins map[verdict.Fault]int, seed uint64, round int) bool {
-	missed := s.faults.missed()
-	if len(missed) == 0 {
-		return false
-	}
+// repin decides what the next run of a test that passed fixes in its
+// fault plan, drawing from the test's seed and the round, and reports
+// whether there is a next run. First, each planned class that had
+// opportunities but never fired (its sure point lay beyond the last) is
+// pinned to one of them. Then, once, a crash after a write is forced at
+// one of the points where it would have cut a call between two writes, if
+// no crash did: the intermediate state such a crash leaves is what
+// crash-after-write is for. The fault plan draws everything it drew
+// before, so the next run is the same run up to the first pinned or forced
+// opportunity, where that class fires.
+func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	rng := rand.New(rand.NewPCG(seed, uint64(round)+1))
-	for _, f := range missed {
-		pins[f] = rng.IntN(s.faults.chance[f])
+	if missed := s.faults.missed(); len(missed) > 0 {
+		for _, f := range missed {
+			pins.sure[f] = rng.IntN(s.faults.chance[f])
+		}
+		return true
 	}
-	return true
+	if mid := s.faults.midCall; !pins.triedMid && len(mid) > 0 {
+		pins.triedMid = true
+		pins.force[verdict.FaultCrashAfter] = mid[rng.IntN(len(mid))]
+		return true
+	}
+	return false
 }

@@ -82,3 +82,37 @@ func TestFaultPlanClassesComeInVerdictOrder(t *testing.T) {
 		t.Fatal("no fault fired: classes must be nil, as the verdict omits them")
 	}
 }
+
+// A pin moves a class's sure point without changing what is drawn, so a
+// pinned plan answers as the unpinned one did up to the pinned point; a
+// forced opportunity fires even past the cap.
+func TestFaultPlanPinsKeepThePrefix(t *testing.T) {
+	f := verdict.FaultConflict
+	draw := func(pins *faultPins) []bool {
+		rng := rand.New(rand.NewPCG(3, 3))
+		p := newFaultPlan(rng, []verdict.Fault{f})
+		p.pin(pins)
+		p.on = true
+		var out []bool
+		for i := 0; i < 20; i++ {
+			out = append(out, p.maybe(f))
+		}
+		return out
+	}
+	base := draw(nil)
+	first := slices.Index(base, true)
+	pins := newFaultPins()
+	pins.sure[f] = first + 3
+	// Unfired before the new sure point only if the random draws miss,
+	// which they did in the base run up to its first firing.
+	got := draw(pins)
+	if !slices.Equal(got[:first], base[:first]) {
+		t.Fatalf("a pin changed the prefix: %v vs %v", got, base)
+	}
+	pins = newFaultPins()
+	pins.force[f] = 19
+	got = draw(pins)
+	if !slices.Equal(got[:19], base[:19]) || !got[19] {
+		t.Fatalf("forced at 19: %v vs %v", got, base)
+	}
+}

@@ -28,6 +28,7 @@ type host struct {
 	// with a Conflict, for the rule that a lost write is not success.
 	conflicted []string
 	raced      bool       // the conflict fault's other writer acted in this call
+	crashOpp   int        // the crash-after-write opportunity of the last stored write, or -1
 	result     *ctrl.Call // what Reconcile returned, once it reports it
 
 	traffic int // bytes of calls and replies, against maxTrafficBytes
@@ -36,7 +37,7 @@ type host struct {
 // begin starts the accounts of a new reconcile of key.
 func (h *host) begin(key string) {
 	h.reconciles++
-	h.n, h.key, h.calls, h.writes, h.stored, h.failed, h.conflicted, h.raced, h.result = h.reconciles, key, 0, 0, nil, 0, nil, false, nil
+	h.n, h.key, h.calls, h.writes, h.stored, h.failed, h.conflicted, h.raced, h.crashOpp, h.result = h.reconciles, key, 0, 0, nil, 0, nil, false, -1, nil
 }
 
 // HandleCall implements sandbox.Host.

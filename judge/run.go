@@ -55,12 +55,11 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
 	s := playTest(ctx, newCtl, ex, t, seed, fileName, nil)
-	// Seed-independent detection: a planned class that had opportunities
-	// but never fired (its sure point, drawn from the seed, lay beyond
-	// the last) is pinned to one of the opportunities it had, drawn from
-	// the seed too, and the test runs again (see pinMissed).
-	pins := map[verdict.Fault]int{}
-	for round := 0; s.fail == nil && round < len(t.Faults) && pinMissed(s, pins, t.seedFor(seed), round); round++ {
+	// Seed-independent detection: a test that passed although a planned
+	// class never fired where it could runs again with the class pinned
+	// to an opportunity it had (see repin).
+	pins := newFaultPins()
+	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.seedFor(seed), round); round++ {
 		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins)
 	}
 	res := s.result(ex, t, seed)
@@ -69,7 +68,7 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 }
 
 // playTest plays one run of a test, its fault plan pinned by pins.
-func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins map[verdict.Fault]int) *sim {
+func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
 	s.fileName = fileName
 	defer func() {

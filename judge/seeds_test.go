@@ -10,9 +10,8 @@ import (
 
 // Seed-independent detection: a bug that only a fault reveals is caught
 // at every seed, because each planned fault class fires in every test
-// where it has an opportunity (faults.go, pinMissed). That a class fires
-// is what is promised, not where: a bug that only a crash after one
-// particular write reveals can still escape at some seeds. Each case is a
+// where it has an opportunity, and a crash after a write cuts a call
+// between two writes wherever one can (faults.go, repin). Each case is a
 // buggy controller compiled to WebAssembly, judged on the one test that
 // plans the fault it needs, at seeds 1 to 5.
 func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
@@ -32,6 +31,26 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		code                 func(ex *Exercise) []byte
 		oracle               verdict.Oracle
 	}{
+		// A clean-up that takes a missing entry for "done": only a crash
+		// between its two writes leaves a Deployment in that state.
+		{"173", "no-entry-means-done", "crashes between the two writes of a clean-up", func(ex *Exercise) []byte {
+			code := strings.Replace(string(ex.Solution), "\tif _, ok := reg.Data[entry]; ok {\n", "\tif _, ok := reg.Data[entry]; !ok {\n\t\treturn nil\n\t} else {\n", 1)
+			if code == string(ex.Solution) {
+				t.Fatal("173's solution no longer checks for the entry")
+			}
+			return []byte(code)
+		}, verdict.OracleConvergence},
+		// A new Deployment's entry written only in the call that added the
+		// finalizer: a crash between the two writes loses it for good.
+		{"173", "entry-only-with-the-finalizer", "two new Deployments with crashes after writes", func(ex *Exercise) []byte {
+			code := strings.Replace(string(ex.Solution), "\tvar reg ctrl.ConfigMap\n\tif err := c.Get(ctx, registry, &reg); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n\timage",
+				"\tif !added {\n\t\treturn ctrl.Result{}, nil\n\t}\n\tvar reg ctrl.ConfigMap\n\tif err := c.Get(ctx, registry, &reg); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n\timage", 1)
+			code = strings.Replace(code, "\tif ctrl.AddFinalizer(&d, finalizer) {\n", "\tadded := ctrl.AddFinalizer(&d, finalizer)\n\tif added {\n", 1)
+			if !strings.Contains(code, "if !added {") || !strings.Contains(code, "added := ") {
+				t.Fatal("173's solution no longer adds its finalizer, then reads the registry")
+			}
+			return []byte(code)
+		}, verdict.OracleConvergence},
 		// A Conflict swallowed: only the conflict fault makes one.
 		{"172", "swallows-conflict", "status updates that lose a race",
 			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},

@@ -397,6 +397,11 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	s.rec.wrote(desc)
 	s.rec.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(clip(s.model.detail(after), maxDetail)))
 	s.rec.note(verdict.MarkWrite)
+	if h.crashOpp >= 0 {
+		// A crash after the previous write would have cut this call in two.
+		s.faults.midCall = append(s.faults.midCall, h.crashOpp)
+		h.crashOpp = -1
+	}
 	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
 	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
 		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+plural(len(h.stored), "write")+": "+
@@ -419,6 +424,9 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
 			return ctrl.Reply{}, errStop
 		}
+	}
+	if s.faults.on && s.faults.planned[verdict.FaultCrashAfter] {
+		h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
 	}
 	if s.faults.maybe(verdict.FaultCrashAfter) {
 		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+ordinal(h.writes)+" write in reconcile #"+
