@@ -100,6 +100,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	cfg := sandbox.Config{Interpreter: !opts.Compiler}
 	if opts.CacheDir != "" {
+		b.StateDir = filepath.Join(opts.CacheDir, "toolchain")
 		cfg.CacheDir = filepath.Join(opts.CacheDir, "wazero")
 		if err := os.MkdirAll(filepath.Join(opts.CacheDir, "wasm"), 0o700); err != nil {
 			return nil, err
@@ -130,9 +131,10 @@ func hashOf(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// warmUp is a trivial controller, built once per engine before any
-// learner's build so that a cold Go build cache (the wasip1 standard
-// library, about 10 s) never counts against a learner's build time.
+// warmUp is a trivial controller: the program whose trusted files (the
+// SDK, the glue) Warm prepares once, so that a cold Go build cache (the
+// wasip1 standard library, about 10 s) never counts against a learner's
+// build time.
 const warmUp = `package main
 
 import (
@@ -155,9 +157,12 @@ func (e *Engine) Warm(ctx context.Context) error {
 	if e.warmed {
 		return nil
 	}
-	err := e.builder.Warm(ctx, program([]byte(warmUp), "warmup.go"))
+	// The standard library first (its progress line on a cold cache), then
+	// what every learner's build links: the SDK and its imports, compiled
+	// once per Go version and SDK, and kept in CacheDir for later runs.
+	err := e.warmStd(ctx)
 	if err == nil {
-		err = e.warmStd(ctx)
+		err = e.builder.Prepare(ctx, program([]byte(warmUp), "warmup.go"))
 	}
 	e.warmed = err == nil
 	return err

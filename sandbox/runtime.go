@@ -148,7 +148,10 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 
 	// wazero reads the worker count from the compile call's context; on
 	// two cores two workers halve the time, more do not help.
-	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasm)
+	// The module is keyed by the bytes built, and compiled with its data
+	// segments merged (wasmdata.go): the same memory at start, set up in
+	// a few copies instead of thousands.
+	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), mergeData(wasm))
 	if err == nil {
 		err = checkImports(cm)
 	}

@@ -132,7 +132,9 @@ func syntaxErrors(err error, name string) []Diagnostic {
 
 func isStd(ip string) bool {
 	first, _, _ := strings.Cut(ip, "/")
-	return !strings.Contains(first, ".") && first != "ctrljudge" && first != "internal" && !strings.Contains(ip, "/internal/") && !strings.HasSuffix(ip, "/internal")
+	// vendor/ and cmd/ are the toolchain's own, which go build refuses to
+	// let a program import.
+	return !strings.Contains(first, ".") && first != "ctrljudge" && first != "internal" && first != "vendor" && first != "cmd" && !strings.Contains(ip, "/internal/") && !strings.HasSuffix(ip, "/internal")
 }
 
 func contains(list []string, s string) bool {

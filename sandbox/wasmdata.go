@@ -1,0 +1,160 @@
+package sandbox
+
+import (
+	"bytes"
+	"sort"
+)
+
+// Go's wasm linker cuts the data section at every run of eight or more
+// zero bytes: 171's module has 28,498 data segments for 0.7 MB of data.
+// wazero evaluates, records and copies each one at every instantiation,
+// and a submission makes dozens of instances (a test, a restart, a shrink
+// trial each): a fifth of a submission's CPU time went there. Segments a
+// few bytes apart are merged, the gaps filled with the zeros the memory
+// holds anyway, which leaves what the memory holds when the module starts
+// unchanged. Measured: RATIONALE.md, "Instances".
+
+// maxDataGap is the largest run of zeros merged into a segment.
+const maxDataGap = 4096
+
+type dataSegment struct {
+	off  uint32
+	init []byte
+}
+
+// mergeData returns m with its active data segments merged, or m itself
+// when it is not the plain shape merging is known to be invisible in:
+// every segment active in memory 0 at a constant offset, none
+// overlapping, and no data count section (which memory.init and
+// data.drop, the only instructions that name a segment, require).
+func mergeData(m []byte) []byte {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return m
+	}
+	start, end := -1, -1 // the data section's whole extent, header included
+	var body []byte
+	for i := 8; i < len(m); {
+		id := m[i]
+		size, n := uleb32(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			return m
+		}
+		switch id {
+		case 12: // data count
+			return m
+		case 11:
+			start, end, body = i, i+1+n+int(size), m[i+1+n:i+1+n+int(size)]
+		}
+		i += 1 + n + int(size)
+	}
+	if start < 0 {
+		return m
+	}
+	count, k := uleb32(body)
+	if k == 0 {
+		return m
+	}
+	segs := make([]dataSegment, 0, count)
+	for range count {
+		// flags 0: active, memory 0; then i32.const N, end; then the bytes.
+		if k >= len(body) || body[k] != 0 || k+1 >= len(body) || body[k+1] != 0x41 {
+			return m
+		}
+		off, n := sleb32(body[k+2:])
+		k += 2 + n
+		if n == 0 || off < 0 || k >= len(body) || body[k] != 0x0b {
+			return m
+		}
+		size, n := uleb32(body[k+1:])
+		k += 1 + n
+		if n == 0 || k+int(size) > len(body) {
+			return m
+		}
+		segs = append(segs, dataSegment{uint32(off), body[k : k+int(size)]})
+		k += int(size)
+	}
+	if k != len(body) || len(segs) < 2 {
+		return m
+	}
+	sort.SliceStable(segs, func(i, j int) bool { return segs[i].off < segs[j].off })
+	var merged []dataSegment
+	for _, s := range segs {
+		if len(merged) > 0 {
+			last := &merged[len(merged)-1]
+			lastEnd := uint64(last.off) + uint64(len(last.init))
+			switch {
+			case uint64(s.off) < lastEnd:
+				return m // overlapping: order would matter
+			case uint64(s.off)-lastEnd <= maxDataGap:
+				last.init = append(last.init, make([]byte, uint64(s.off)-lastEnd)...)
+				last.init = append(last.init, s.init...)
+				continue
+			}
+		}
+		merged = append(merged, dataSegment{s.off, append([]byte(nil), s.init...)})
+	}
+	var sec bytes.Buffer
+	sec.Write(appendUleb(nil, uint32(len(merged))))
+	for _, s := range merged {
+		sec.Write([]byte{0, 0x41})
+		sec.Write(appendSleb(nil, int32(s.off)))
+		sec.WriteByte(0x0b)
+		sec.Write(appendUleb(nil, uint32(len(s.init))))
+		sec.Write(s.init)
+	}
+	out := make([]byte, 0, len(m)-(end-start)+sec.Len()+6)
+	out = append(out, m[:start]...)
+	out = append(out, 11)
+	out = appendUleb(out, uint32(sec.Len()))
+	out = append(out, sec.Bytes()...)
+	return append(out, m[end:]...)
+}
+
+func uleb32(b []byte) (uint32, int) {
+	var v uint32
+	for i := 0; i < len(b) && i < 5; i++ {
+		v |= uint32(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+func sleb32(b []byte) (int32, int) {
+	var v int64
+	for i := 0; i < len(b) && i < 5; i++ {
+		v |= int64(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			if b[i]&0x40 != 0 {
+				v -= 1 << (7 * (i + 1))
+			}
+			return int32(v), i + 1
+		}
+	}
+	return 0, 0
+}
+
+func appendUleb(b []byte, v uint32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v != 0 {
+			b = append(b, c|0x80)
+			continue
+		}
+		return append(b, c)
+	}
+}
+
+func appendSleb(b []byte, v int32) []byte {
+	x := int64(v)
+	for {
+		c := byte(x & 0x7f)
+		x >>= 7
+		if (x == 0 && c&0x40 == 0) || (x == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
