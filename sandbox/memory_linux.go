@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"runtime"
+	"sync"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -12,25 +15,58 @@ import (
 // be reallocated and copied on every growth, twice the memory for a
 // moment), and the memory lives outside the Go heap, so a module that
 // fills its 64 MiB costs the judge 64 MiB of RSS, not a heap goal twice
-// that; it is returned to the kernel the moment the instance closes.
+// that.
 //
 // wazero frees a memory only from the goroutine that runs the module or
 // after its call returned (a deadline marks the module closed and defers
-// the release to that goroutine), so no call can read an unmapped page.
-type mmapMemory struct{ buf []byte }
+// the release to that goroutine), so no call can read an unmapped page,
+// nor one handed on to the next instance.
+type mmapMemory struct {
+	buf  []byte
+	used int // the most the module has had: what reuse must clear
+}
 
 func (m *mmapMemory) Reallocate(size uint64) []byte {
 	if size > uint64(cap(m.buf)) {
 		return nil // past the maximum: memory.grow fails in the module
 	}
+	m.used = max(m.used, int(size))
 	return m.buf[:size]
 }
 
+// Free hands a mapping that stayed small to the next instance, cleared:
+// a submission makes dozens of instances, and each would otherwise take
+// a page fault for every page the Go runtime touches as it starts (it
+// clears megabytes). A mapping that grew large goes back to the kernel at
+// once, so a memory bomb's 64 MiB is not kept.
 func (m *mmapMemory) Free() {
-	if m.buf != nil {
-		unix.Munmap(m.buf[:cap(m.buf)])
-		m.buf = nil
+	if m.buf == nil {
+		return
 	}
+	buf := m.buf[:cap(m.buf)]
+	m.buf = nil
+	if m.used <= maxPooledMemoryBytes {
+		clear(buf[:m.used])
+		memoryPool.mu.Lock()
+		if len(memoryPool.free) < 2*runtime.GOMAXPROCS(0) {
+			memoryPool.free = append(memoryPool.free, buf)
+			buf = nil
+		}
+		memoryPool.mu.Unlock()
+	}
+	if buf != nil {
+		unix.Munmap(buf)
+	}
+}
+
+// maxPooledMemoryBytes is the largest memory kept for reuse: a Go module
+// after start has a few MiB.
+const maxPooledMemoryBytes = 8 << 20
+
+// memoryPool holds cleared mappings of the whole maximum, ready for reuse.
+var memoryPool struct {
+	mu   sync.Mutex
+	free [][]byte
 }
 
 // memoryAllocator reserves at most maxBytes for any module, whatever
@@ -40,6 +76,15 @@ func memoryAllocator(maxBytes uint64) experimental.MemoryAllocator {
 		if max == 0 || max > maxBytes {
 			max = maxBytes
 		}
+		memoryPool.mu.Lock()
+		for i, buf := range memoryPool.free {
+			if uint64(len(buf)) == max {
+				memoryPool.free = append(memoryPool.free[:i], memoryPool.free[i+1:]...)
+				memoryPool.mu.Unlock()
+				return &mmapMemory{buf: buf[:0]}
+			}
+		}
+		memoryPool.mu.Unlock()
 		buf, err := unix.Mmap(-1, 0, int(max), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
 		if err != nil {
 			return &mmapMemory{} // Reallocate fails: the instance does not start
