@@ -418,15 +418,21 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 		args = append(args, "-lang=go"+v)
 	}
 	args = append(args, "-complete", "-dwarf=false", "-goversion", b.goVersion, "-nolocalimports", "-importcfg", compileCfg, "-pack")
+	// Absolute names, as the go command passes them: -trimpath rewrites
+	// them to workspace/…, and the meter's line directives, which inherit
+	// the name, with them.
 	for _, name := range names {
-		args = append(args, "./"+path.Base(name))
+		args = append(args, filepath.Join(dir, filepath.FromSlash(name)))
 	}
 	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, nil); r.err != nil {
 		return "", b.stepError(r, lim, dir, tmp, p)
 	}
 	out := filepath.Join(tmp, "module.wasm")
 	// As the go command does under -trimpath: no GOROOT in the module.
-	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", archive}
+	// -s -w: no name section or DWARF, which nothing reads (a trap is
+	// explained from the Go runtime's own traceback), and wazero need not
+	// parse them.
+	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-s", "-w", archive}
 	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, []string{"GOROOT="}); r.err != nil {
 		return "", b.stepError(r, lim, dir, tmp, p)
 	}
