@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"ctrljudge/exercises"
@@ -110,6 +111,9 @@ func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usag
 	if len(pos) < 1 || len(pos) > maxPos {
 		return nil, nil, usageErr("usage: judge %s", usage)
 	}
+	if ex := loadOne(*dir, pos[0]); ex != nil {
+		return ex, pos[1:], 0
+	}
 	cat, err := loadCatalog(*dir)
 	if err != nil {
 		return nil, nil, fail("%v", err)
@@ -119,6 +123,43 @@ func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usag
 		return nil, nil, fail("%v", err)
 	}
 	return ex, pos[1:], 0
+}
+
+// loadOne loads just the exercise id names, found by its folder's name
+// (NUMBER-SLUG), so that a command about one exercise does not parse
+// every other's statement and tests first. It returns nil when no single
+// folder is that exercise's; the whole catalog then decides, and reports.
+func loadOne(dir, id string) *judge.Exercise {
+	var fsys fs.FS = exercises.FS
+	if dir != "" {
+		fsys = os.DirFS(dir)
+	}
+	id = strings.TrimPrefix(strings.TrimSpace(id), "#")
+	if id == "" {
+		return nil
+	}
+	var found []string
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == "." {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		num, slug, ok := strings.Cut(d.Name(), "-")
+		if ok && (num == id || slug == id) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 1 {
+		return nil
+	}
+	ex, err := judge.LoadExercise(fsys, found[0])
+	if err != nil || (strconv.Itoa(ex.Number) != id && ex.Slug != id) {
+		return nil
+	}
+	return ex
 }
 
 func fail(format string, args ...any) int {
