@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,20 +69,31 @@ func BenchmarkAssetBytes(b *testing.B) {
 // code=same every submission is the same file, which the engine answers
 // from its verdict cache; with code=edited each one carries its own
 // comment, so each is built and judged (the compiled module still comes
-// from the cache, as comments do not change it).
+// from the cache, as comments do not change it); with code=new each one
+// also sets a string of its own in an init function, so every module is
+// new: built, compiled by wazero and run, as a class's submissions are.
+// Besides latency it reports throughput: verdicts/s, the same per core
+// (GOMAXPROCS), and the CPU time per verdict of the whole process and the
+// compilers and linkers it ran (cpu-ms/verdict), which carries to a
+// machine of any size.
 func BenchmarkSubmitLatency(b *testing.B) {
-	for _, edited := range []bool{false, true} {
+	for _, code := range []string{"same", "edited", "new"} {
 		for _, clients := range []int{1, 20} {
-			name := "code=same"
-			if edited {
-				name = "code=edited"
-			}
-			b.Run(name+"/clients="+strconv.Itoa(clients), func(b *testing.B) { benchSubmit(b, clients, edited) })
+			b.Run("code="+code+"/clients="+strconv.Itoa(clients), func(b *testing.B) { benchSubmit(b, clients, code) })
 		}
 	}
 }
 
-func benchSubmit(b *testing.B, clients int, edited bool) {
+// cpuTime is the CPU time this process and its waited-for children used.
+func cpuTime() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
+func benchSubmit(b *testing.B, clients int, mode string) {
 	data := b.TempDir()
 	db := openStore(b, data)
 	cat := builtinCatalog(b)
@@ -111,8 +124,11 @@ func benchSubmit(b *testing.B, clients int, edited bool) {
 	var n atomic.Int64
 	once := func(c *client) time.Duration {
 		src := code
-		if edited {
+		switch mode {
+		case "edited":
 			src += fmt.Sprintf("\n// edit %d\n", n.Add(1))
+		case "new":
+			src += fmt.Sprintf("\nvar benchTag string\n\nfunc init() { benchTag = \"new %d %d\" }\n", n.Add(1), time.Now().UnixNano())
 		}
 		start := time.Now()
 		evs := c.events(c.submit("171", "submit", src).Events, nil)
@@ -129,7 +145,7 @@ func benchSubmit(b *testing.B, clients int, edited bool) {
 	lat := make([]time.Duration, 0, b.N*clients)
 	var mu sync.Mutex
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {
 		var wg sync.WaitGroup
 		for _, c := range cs {
@@ -142,7 +158,7 @@ func benchSubmit(b *testing.B, clients int, edited bool) {
 		}
 		wg.Wait()
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	b.StopTimer()
 
 	slices.Sort(lat)
@@ -152,4 +168,6 @@ func benchSubmit(b *testing.B, clients int, edited bool) {
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "verdicts/s")
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds()/float64(runtime.GOMAXPROCS(0)), "verdicts/s/core")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(len(lat)), "cpu-ms/verdict")
 }
