@@ -255,6 +255,10 @@ func (b *Builder) listExports(ctx context.Context, k *kit, p Program, pkgs []str
 	args = append(args, pkgs...)
 	var out bytes.Buffer
 	r := b.runTool(ctx, dir, tmp, b.goBin, args, trustedLimits, nil, &out, nil)
+	var busy *BusyError
+	if errors.As(r.err, &busy) || r.err != nil && ctx.Err() != nil {
+		return r.err // the machine's or the caller's, not a broken toolchain
+	}
 	if r.err != nil {
 		return fmt.Errorf("sandbox: preparing the build of %s: %v: %s", strings.Join(pkgs, " "), r.err, firstLines(strings.ReplaceAll(r.stderr, tmp, "."), 20))
 	}
@@ -381,10 +385,6 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	}
 	why, err := b.ensure(ctx, k, p, append(imports, trustedImports(p, files)...))
 	if err != nil {
-		var busy *BusyError
-		if errors.As(err, &busy) || ctx.Err() != nil {
-			return "", err
-		}
 		return "", err
 	}
 	if len(why) > 0 {
