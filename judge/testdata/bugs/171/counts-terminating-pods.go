@@ -1,0 +1,75 @@
+// bug: counts Pods that carry a deletionTimestamp as if they were staying (rule 2 says skip them)
+package main
+
+import (
+	"context"
+	"maps"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var d ctrl.Deployment
+	if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if d.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	var list ctrl.PodList
+	if err := c.List(ctx, &list, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d)); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	var pods []ctrl.Pod
+	for _, p := range list.Items {
+		if p.Status.Phase == ctrl.PodFailed {
+			return ctrl.Result{}, c.Delete(ctx, &p)
+		}
+		pods = append(pods, p)
+	}
+
+	image := ctrl.PodImage(&d.Spec.Template.Spec)
+	total := int32(len(pods))
+	var available int32
+	var old []ctrl.Pod
+	for _, p := range pods {
+		if ctrl.PodImage(&p.Spec) == image {
+			if ctrl.IsPodReady(&p) {
+				available++
+			}
+		} else {
+			old = append(old, p)
+		}
+	}
+	r := d.Spec.Replicas
+	surge := d.Spec.Strategy.RollingUpdate.MaxSurge
+	unavail := d.Spec.Strategy.RollingUpdate.MaxUnavailable
+
+	switch {
+	case available < r-unavail && total < r+surge:
+		return ctrl.Result{}, create(ctx, c, &d)
+	case len(old) > 0 && total >= r:
+		return ctrl.Result{}, c.Delete(ctx, &old[0])
+	case total < r:
+		return ctrl.Result{}, create(ctx, c, &d)
+	case total > r:
+		if len(old) > 0 {
+			return ctrl.Result{}, c.Delete(ctx, &old[0])
+		}
+		return ctrl.Result{}, c.Delete(ctx, &pods[len(pods)-1])
+	}
+	return ctrl.Result{}, nil
+}
+
+func create(ctx context.Context, c ctrl.Client, d *ctrl.Deployment) error {
+	pod := &ctrl.Pod{
+		ObjectMeta: ctrl.ObjectMeta{GenerateName: d.Name + "-", Namespace: d.Namespace, Labels: maps.Clone(d.Spec.Template.Labels)},
+		Spec:       ctrl.PodSpec{Containers: append([]ctrl.Container{}, d.Spec.Template.Spec.Containers...)},
+	}
+	ctrl.SetControllerReference(d, pod)
+	return c.Create(ctx, pod)
+}

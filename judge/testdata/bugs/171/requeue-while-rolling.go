@@ -1,0 +1,77 @@
+// bug: returns RequeueAfter while old Pods remain, though every write already brings the controller back (rule 5: an empty Result)
+package main
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var d ctrl.Deployment
+	if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if d.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	var list ctrl.PodList
+	if err := c.List(ctx, &list, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d)); err != nil {
+		return ctrl.Result{}, err
+	}
+	var pods []ctrl.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if p.Status.Phase == ctrl.PodFailed {
+			return ctrl.Result{}, c.Delete(ctx, &p)
+		}
+		pods = append(pods, p)
+	}
+	image := ctrl.PodImage(&d.Spec.Template.Spec)
+	var available int32
+	var old []ctrl.Pod
+	for _, p := range pods {
+		if ctrl.PodImage(&p.Spec) != image {
+			old = append(old, p)
+		} else if ctrl.IsPodReady(&p) {
+			available++
+		}
+	}
+	// Keep an eye on a rollout in progress.
+	var res ctrl.Result
+	if len(old) > 0 {
+		res.RequeueAfter = 5 * time.Second
+	}
+	total := int32(len(pods))
+	r := d.Spec.Replicas
+	surge, unavail := d.Spec.Strategy.RollingUpdate.MaxSurge, d.Spec.Strategy.RollingUpdate.MaxUnavailable
+	switch {
+	case available < r-unavail && total < r+surge:
+		return res, create(ctx, c, &d)
+	case len(old) > 0 && total >= r:
+		return res, c.Delete(ctx, &old[0])
+	case total < r:
+		return res, create(ctx, c, &d)
+	case total > r:
+		if len(old) > 0 {
+			return res, c.Delete(ctx, &old[0])
+		}
+		return res, c.Delete(ctx, &pods[len(pods)-1])
+	}
+	return res, nil
+}
+
+func create(ctx context.Context, c ctrl.Client, d *ctrl.Deployment) error {
+	p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: d.Name + "-", Namespace: d.Namespace, Labels: maps.Clone(d.Spec.Template.Labels)},
+		Spec: ctrl.PodSpec{Containers: slices.Clone(d.Spec.Template.Spec.Containers)}}
+	ctrl.SetControllerReference(d, p)
+	return c.Create(ctx, p)
+}
