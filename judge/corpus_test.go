@@ -34,9 +34,10 @@ import (
 //	go test -run TestRealisticBugsAreCaught -v ./judge/
 //
 // and narrow it to one exercise with -run 'TestRealisticBugsAreCaught/171'.
-// Without -v a bug listed in escapes.txt is judged only until its first
-// escape, which is all the ratchet needs; with -v every file is judged at
-// every seed, so that the table counts the seeds that catch each bug.
+// A bug listed in escapes.txt is judged only until its first escape, which
+// is all the ratchet needs; with CTRLJUDGE_CORPUS_FULL=1 in the environment
+// every file is judged at every seed, so that the table also counts the
+// seeds at which each listed bug is caught ("seed luck").
 
 // corpusSeeds are the seeds every file is judged at: detection must not
 // depend on seed luck.
@@ -159,7 +160,7 @@ func TestRealisticBugsAreCaught(t *testing.T) {
 				t.Run(strings.TrimSuffix(f.name, ".go"), func(t *testing.T) {
 					t.Parallel()
 					_, listed := escapes[f.key()]
-					r := judgeCorpusFile(eng, ex, f, listed && !testing.Verbose())
+					r := judgeCorpusFile(eng, ex, f, listed && os.Getenv("CTRLJUDGE_CORPUS_FULL") == "")
 					mu.Lock()
 					results[f.key()] = r
 					mu.Unlock()
