@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,7 +21,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-3" // 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
+const EngineVersion = "ctrljudge-4" // 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
@@ -80,6 +81,12 @@ type Engine struct {
 	builds   *lru[[]byte]
 	verdicts *lru[*verdict.Verdict]
 	inflight map[string]*buildCall
+
+	// The differential oracle's: each exercise's solution, built, and the
+	// observations of its runs (see differential.go).
+	solutions map[string][]byte
+	refs      *lru[*observation]
+	refCalls  map[string]*refCall
 }
 
 type buildCall struct {
@@ -112,7 +119,8 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer, progress: opts.Progress,
 		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
-		inflight: map[string]*buildCall{}}, nil
+		inflight:  map[string]*buildCall{},
+		solutions: map[string][]byte{}, refs: newLRU[*observation](maxCachedReferences), refCalls: map[string]*refCall{}}, nil
 }
 
 // Close releases the engine's runtime.
@@ -333,6 +341,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	}
 	t1 := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, MaxJudgeTime)
+	rctx = withDifferential(rctx, diffContext{ref: &referee{e: e, ex: s.Exercise, self: bytes.Equal(s.Code, s.Exercise.Solution)}})
 	v.Tests = e.runTests(rctx, mod, s, tests, progress)
 	cancel()
 	v.Timings.RunMs = time.Since(t1).Milliseconds()

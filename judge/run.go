@@ -78,7 +78,9 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 	}()
 	s.faults.pin(pins)
 	s.faults.on = len(t.Faults) > 0
+	d := s.startDifferential(ctx, ex, t, seed) // the reference solution's run, to compare with
 	s.play(t)
+	d.finish()
 	return s
 }
 

@@ -26,11 +26,14 @@ type Suite struct {
 	} `json:"controller"`
 	// Model names the Go model in this package that knows the exercise's
 	// desired state and safety invariants (see models.go).
-	Model   string  `json:"model"`
-	World   World   `json:"world"`
-	Rules   Rules   `json:"rules"`
-	Tests   []*Test `json:"tests"`
-	Mutants []struct {
+	Model string  `json:"model"`
+	World World   `json:"world"`
+	Rules Rules   `json:"rules"`
+	Tests []*Test `json:"tests"`
+	// Reference says what the statement leaves free, which the
+	// differential oracle does not compare with the reference solution.
+	Reference Reference `json:"reference"`
+	Mutants   []struct {
 		File   string `json:"file"`   // mutants/NAME.patch (a diff against solution.go) or NAME.go
 		Expect string `json:"expect"` // the oracle expected to reject it
 	} `json:"mutants"`
@@ -185,6 +188,9 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 	}
 	if !slices.Contains(podReadyModes, s.World.PodReady) {
 		return nil, fmt.Errorf("%s: world.podReady: %q is none of %s", name, s.World.PodReady, strings.Join(podReadyModes, ", "))
+	}
+	if _, err := parseReference(&s.Reference); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if len(s.Tests) == 0 {
 		return nil, fmt.Errorf("%s: no tests", name)

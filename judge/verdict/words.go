@@ -99,6 +99,7 @@ const (
 	OracleIdempotency Oracle = "idempotency" // a settled cluster was changed again
 	OracleSafety      Oracle = "safety"      // a safety bound was crossed
 	OracleWrites      Oracle = "writes"      // the writes differ from the expected ones
+	OracleReference   Oracle = "reference"   // the run differs from the reference solution's where the statement decides
 	OracleErrors      Oracle = "errors"      // Reconcile kept returning errors at rest
 	OracleBudget      Oracle = "budget"      // too many reconciles, or calls in one
 	OracleRuntime     Oracle = "runtime"     // a panic, an exit, a protocol violation
@@ -119,7 +120,7 @@ const (
 )
 
 // Oracles lists every Oracle.
-var Oracles = []Oracle{OracleConvergence, OracleIdempotency, OracleSafety, OracleWrites, OracleErrors,
+var Oracles = []Oracle{OracleConvergence, OracleIdempotency, OracleSafety, OracleWrites, OracleReference, OracleErrors,
 	OracleWritesPerCall, OracleMadeUpError, OracleSwallowedConflict, OracleRequeue, OracleForeignMetadata, OracleBudget, OracleRuntime, OracleTimeout, OracleMemory, OracleOutput, OracleSetup, OracleNotJudged}
 
 var oracleWords = map[Oracle][3]string{
@@ -135,6 +136,9 @@ var oracleWords = map[Oracle][3]string{
 	OracleWrites: {"Expected writes",
 		"The controller's writes differ from the ones the test expects.",
 		"Compare your writes with the expected ones: one step per call, chosen by the rules in order."},
+	OracleReference: {"Differs from the reference",
+		"Run on the same test and seed, the reference solution chose another object, or left the cluster different, where the statement says what to do.",
+		"Reread the rule that decides this write or this field: which object it picks (first or last, by name), and what a new or updated object carries (labels, owner reference, annotations, finalizers). Only what the statement leaves free may differ."},
 	OracleErrors: {"Errors at rest",
 		"Reconcile kept returning an error after the cluster had gone quiet.",
 		"Return an error only for something a retry can fix; a Deployment that is gone (NotFound) is not one."},

@@ -1,0 +1,749 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
+	"ctrljudge/sandbox"
+)
+
+// The differential oracle: every test the learner's code runs is run by
+// the exercise's solution.go too, on the same scenario, seed and faults,
+// and the two runs are compared with volatile fields masked: each write
+// with the object it touched (where the statement fixes them and no fault
+// is planned), and the objects left at the end (where the rest of the
+// world did the same to both runs). What a statement leaves free, the
+// exercise declares in tests.yaml (Reference), so correct variants pass.
+// See RATIONALE.md, "The reference solution as an oracle".
+
+// Reference is an exercise's tests.yaml declaration of what its statement
+// leaves to the learner, which the differential oracle does not compare.
+type Reference struct {
+	// Free lists fields as "Kind path" ("Pod metadata.annotations"): the
+	// field and everything under it are not compared. Kind "*" is any
+	// kind; a path segment "*" is any key (an owner reference's key is
+	// "Kind name"). A segment is matched whole.
+	Free []string `json:"free,omitempty"`
+	// Writes is "each" (the default): with no fault planned, each write
+	// and the object it touched must be the reference's, in order; or
+	// "end": the statement leaves the order of writes free, and only the
+	// objects left at the end are compared.
+	Writes string `json:"writes,omitempty"`
+}
+
+// freeField is one parsed Reference.Free entry.
+type freeField struct {
+	kind string
+	path []string
+}
+
+func parseReference(r *Reference) ([]freeField, error) {
+	switch r.Writes {
+	case "", "each", "end":
+	default:
+		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
+	}
+	var out []freeField
+	for _, f := range r.Free {
+		kind, path, ok := strings.Cut(strings.TrimSpace(f), " ")
+		path = strings.TrimSpace(path)
+		if !ok || path == "" || (kind != "*" && ctrl.NewObject(ctrl.Kind(kind)) == nil) {
+			return nil, fmt.Errorf("reference.free: %q is not \"Kind path\" (Kind one of Deployment, Pod, ConfigMap or *)", f)
+		}
+		out = append(out, freeField{kind, strings.Split(path, ".")})
+	}
+	return out, nil
+}
+
+func (f freeField) covers(kind ctrl.Kind, path []string) bool {
+	if f.kind != "*" && f.kind != string(kind) || len(path) < len(f.path) {
+		return false
+	}
+	for i, seg := range f.path {
+		if seg != "*" && seg != path[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- objects with volatile fields masked
+
+// field is one leaf of an object: its path and its value as text.
+type field struct {
+	path  []string
+	value string
+}
+
+func (f field) key() string { return strings.Join(f.path, "\x00") }
+
+// flatObject is an object as the comparison sees it: kind, namespace and
+// name (a generated one is compared only while both runs are in step),
+// and every other field that is neither volatile nor free, sorted.
+type flatObject struct {
+	kind      ctrl.Kind
+	ns, name  string
+	generated bool
+	words     string // a few words for messages: "Pod web-0a (web:v1, Running, Ready)"
+	fields    []field
+}
+
+func (o *flatObject) key() string { return string(o.kind) + "/" + o.ns + "/" + o.name }
+
+// ref names the object in a message.
+func (o *flatObject) ref() string { return string(o.kind) + " " + shown(o.name) }
+
+// maxComparedValue is how much of a value an observation keeps as text;
+// a longer one keeps its start and a digest, so equality still holds.
+const maxComparedValue = 120
+
+// flatten masks o's volatile fields (uid, resourceVersion, timestamps,
+// generation) and drops its free ones. Owner references are keyed by
+// kind and name, with their uid replaced by whether it is that owner's;
+// finalizers are a set; observedGeneration is told relative to the
+// generation.
+func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObject {
+	meta := o.GetObjectMeta()
+	fo := flatObject{kind: o.GetObjectKind(), ns: meta.Namespace, name: meta.Name,
+		generated: meta.GenerateName != "" && strings.HasPrefix(meta.Name, meta.GenerateName),
+		words:     clip(describeObject(o, m), maxDetail)}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return fo
+	}
+	var tree map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if d.Decode(&tree) != nil {
+		return fo
+	}
+	delete(tree, "kind")
+	delete(tree, "apiVersion")
+	md, _ := tree["metadata"].(map[string]any)
+	delete(tree, "metadata")
+	var fields []field
+	add := func(value string, path ...string) {
+		if len(value) > maxComparedValue {
+			sum := sha256.Sum256([]byte(value))
+			value = clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
+		}
+		fields = append(fields, field{path, value})
+	}
+	// metadata: identity and volatile fields out, the rest by meaning.
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "generation",
+		"deletionTimestamp", "finalizers", "ownerReferences"} {
+		delete(md, k)
+	}
+	walk(md, []string{"metadata"}, add)
+	if meta.DeletionTimestamp != nil {
+		add("set", "metadata", "deletionTimestamp")
+	}
+	for _, f := range meta.Finalizers {
+		add("", "metadata", "finalizers", f)
+	}
+	for _, r := range meta.OwnerReferences {
+		at := []string{"metadata", "ownerReferences", r.Kind + " " + r.Name}
+		uid := "another object's"
+		if owner := api.get(ctrl.Kind(r.Kind), meta.Namespace, r.Name); owner != nil && owner.GetObjectMeta().UID == r.UID {
+			uid = "the owner's"
+		}
+		add(uid, append(at, "uid")...)
+		add(r.APIVersion, append(at, "apiVersion")...)
+		add(strconv.FormatBool(r.Controller), append(at, "controller")...)
+		add(strconv.FormatBool(r.BlockOwnerDeletion), append(at, "blockOwnerDeletion")...)
+	}
+	if st, ok := tree["status"].(map[string]any); ok {
+		if _, ok := st["observedGeneration"]; ok {
+			d, _ := o.(*ctrl.Deployment)
+			delete(st, "observedGeneration")
+			if d != nil {
+				add(relativeGeneration(d.Status.ObservedGeneration-d.Generation), "status", "observedGeneration")
+			}
+		}
+	}
+	walk(tree, nil, add)
+	kept := fields[:0]
+	for _, f := range fields {
+		isFree := false
+		for _, fr := range free {
+			isFree = isFree || fr.covers(fo.kind, f.path)
+		}
+		if !isFree {
+			kept = append(kept, f)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].key() < kept[j].key() })
+	fo.fields = kept
+	return fo
+}
+
+func relativeGeneration(d int64) string {
+	switch {
+	case d == 0:
+		return "its generation"
+	case d < 0:
+		return strconv.FormatInt(-d, 10) + " behind its generation"
+	}
+	return strconv.FormatInt(d, 10) + " ahead of its generation"
+}
+
+// walk adds every leaf of a decoded JSON value; an empty map or list and
+// null add nothing, as omitempty would have it.
+func walk(v any, path []string, add func(string, ...string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x { // order does not matter: flatten sorts
+			walk(e, append(path[:len(path):len(path)], k), add)
+		}
+	case []any:
+		for i, e := range x {
+			walk(e, append(path[:len(path):len(path)], strconv.Itoa(i)), add)
+		}
+	case nil:
+	case string:
+		add(x, path...)
+	case json.Number:
+		add(x.String(), path...)
+	case bool:
+		add(strconv.FormatBool(x), path...)
+	}
+}
+
+// ---- what a run leaves for the comparison
+
+// observedWrite is one write of the controller that changed the cluster,
+// with the object as it was stored after it (as it was before, for a
+// deletion).
+type observedWrite struct {
+	verb string // created, updated, deleted
+	obj  flatObject
+}
+
+// observation is what the comparison keeps of a run: the reference's
+// is memoized, the learner's compared as it goes, so a learner that
+// writes a lot keeps nothing but a count.
+type observation struct {
+	passed bool // the run passed every other oracle
+	writes []observedWrite
+	world  string // digest of what others did to the cluster
+	end    []flatObject
+}
+
+// differential follows one test run: the reference's, to be kept; or the
+// learner's, to be compared with ref.
+type differential struct {
+	s        *sim
+	free     []freeField
+	each     bool         // compare write by write
+	ref      *observation // nil while recording the reference
+	sink     func(*observation)
+	obs      observation
+	world    hashChain
+	n        int    // controller writes so far
+	mismatch string // the first write that differs, in words
+}
+
+// hashChain digests a sequence of strings.
+type hashChain [sha256.Size]byte
+
+func (h *hashChain) add(s string) {
+	x := sha256.New()
+	x.Write(h[:])
+	x.Write([]byte(s))
+	x.Sum(h[:0])
+}
+
+type diffKey struct{}
+
+// diffContext is what a run's context carries for this oracle: the
+// referee that runs and remembers the reference, or, in the reference's
+// own run, where to put what it saw.
+type diffContext struct {
+	ref  *referee
+	sink func(*observation)
+}
+
+func withDifferential(ctx context.Context, d diffContext) context.Context {
+	return context.WithValue(ctx, diffKey{}, d)
+}
+
+// startDifferential is run.go's hook before a test plays: it fetches the
+// reference's observation (running the solution first if need be, before
+// the learner's instance exists) and starts watching. It returns nil when
+// the run has no reference to meet.
+func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed uint64) *differential {
+	dc, _ := ctx.Value(diffKey{}).(diffContext)
+	if dc.ref == nil && dc.sink == nil {
+		return nil
+	}
+	free, _ := parseReference(&ex.Suite.Reference) // validated by ParseSuite
+	d := &differential{s: s, free: free, sink: dc.sink,
+		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
+	switch {
+	case dc.sink != nil:
+	case dc.ref.self:
+		// This is the reference solution itself: what it does here
+		// becomes the reference, with no second run.
+		d.sink = dc.ref.keep(t, seed)
+	default:
+		ref, err := dc.ref.observe(ctx, t, seed)
+		switch {
+		case errors.Is(err, errNotJudged):
+			s.notJudged()
+			return nil
+		case err != nil:
+			s.failf(verdict.OracleSetup, "The judge could not run the exercise's reference solution: "+err.Error())
+			return nil
+		case !ref.passed:
+			return nil // the reference fails this scenario: it has no say
+		}
+		d.ref = ref
+	}
+	inner := s.api.watch
+	s.api.watch = func(ev watchEvent) {
+		d.seen(ev)
+		inner(ev)
+	}
+	return d
+}
+
+// seen takes every change to the cluster: the controller's writes, and
+// what others did (the world the controller answered).
+func (d *differential) seen(ev watchEvent) {
+	s := d.s
+	switch {
+	case s.actor == "controller":
+		d.n++
+		if d.ref != nil && !d.each {
+			return
+		}
+		verb := map[eventType]string{evAdded: "created", evModified: "updated", evDeleted: "deleted"}[ev.Type]
+		w := observedWrite{verb, flatten(ev.Object, s.model, s.api, d.free)}
+		if d.ref == nil {
+			d.obs.writes = append(d.obs.writes, w)
+		} else if d.mismatch == "" {
+			d.mismatch = compareWrite(d.ref.writes, d.n, &w)
+		}
+	case s.actor == "gc", s.actor == "kubelet" && routineKubelet(ev):
+		// Consequences of the controller's writes, not the world's doing.
+	default:
+		line := s.actor + " " + string(ev.Type) + " " + keyOf(ev.Object)
+		if s.actor != "user" {
+			// Someone else's change: what it changed matters too.
+			fo := flatten(ev.Object, s.model, s.api, d.free)
+			for _, f := range fo.fields {
+				line += "\x00" + f.key() + "=" + f.value
+			}
+		}
+		d.world.add(line)
+	}
+}
+
+// routineKubelet tells the kubelet's stages of a new Pod (Pending, then
+// Running and Ready) from what it does to the world (a Pod failing or
+// turning unready).
+func routineKubelet(ev watchEvent) bool {
+	p, ok := ev.Object.(*ctrl.Pod)
+	if !ok || ev.Type != evModified {
+		return false
+	}
+	switch p.Status.Phase {
+	case ctrl.PodPending:
+		return len(p.Status.Conditions) == 0
+	case ctrl.PodRunning:
+		return ctrl.IsPodReady(p)
+	}
+	return false
+}
+
+// finish is run.go's hook after a test played: it keeps the reference's
+// observation, or compares the learner's with it once every other oracle
+// has passed.
+func (d *differential) finish() {
+	if d == nil {
+		return
+	}
+	s := d.s
+	d.obs.passed = s.fail == nil
+	if s.fail != nil && d.ref != nil {
+		return
+	}
+	if s.fail == nil {
+		if s.ctl != nil {
+			s.ctl.close() // the run is over; its instance is not needed
+			s.ctl = nil
+		}
+		for _, o := range s.api.list(ctrl.KindDeployment) {
+			d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
+		}
+		for _, k := range []ctrl.Kind{ctrl.KindConfigMap, ctrl.KindPod} {
+			for _, o := range s.api.list(k) {
+				d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
+			}
+		}
+	}
+	d.obs.world = hex.EncodeToString(d.world[:])
+	if d.ref == nil {
+		if s.fail == nil || s.fail.oracle != verdict.OracleNotJudged {
+			d.sink(&d.obs)
+		}
+		return
+	}
+	msg := d.mismatch
+	if msg == "" && d.each && d.n < len(d.ref.writes) {
+		w := d.ref.writes[d.n]
+		msg = "The reference solution made " + plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
+			strconv.Itoa(d.n) + ". Its " + ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
+	}
+	if msg == "" && d.ref.world == d.obs.world {
+		msg = compareEnd(d.ref.end, d.obs.end)
+	}
+	if msg != "" {
+		s.failf(verdict.OracleReference, msg)
+	}
+}
+
+// ---- comparing
+
+// compareWrite compares the learner's nth write with the reference's.
+func compareWrite(ref []observedWrite, n int, w *observedWrite) string {
+	if n > len(ref) {
+		return "Your " + ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
+			plural(len(ref), "write") + " in this test."
+	}
+	r := &ref[n-1]
+	head := "Your " + ordinal(n) + " write differs from the reference solution's: "
+	if r.verb != w.verb || r.obj.key() != w.obj.key() {
+		return head + "the reference " + r.verb + " " + r.obj.words + "; yours " + w.verb + " " + w.obj.words + "."
+	}
+	if a, b, more := fieldDiff(&r.obj, &w.obj); a != "" {
+		return head + "the reference " + r.verb + " " + r.obj.ref() + " " + a + "; yours " + w.verb + " it " + b + more + "."
+	}
+	return ""
+}
+
+// compareEnd compares the objects the two runs left: by name first, then
+// objects whose names differ (generated, or picked at random) by content.
+func compareEnd(ref, got []flatObject) string {
+	byKey := map[string]*flatObject{}
+	for i := range got {
+		byKey[got[i].key()] = &got[i]
+	}
+	matched := map[*flatObject]bool{}
+	var refLeft []*flatObject
+	for i := range ref {
+		r := &ref[i]
+		g := byKey[r.key()]
+		if g == nil {
+			refLeft = append(refLeft, r)
+			continue
+		}
+		matched[g] = true
+		if a, b, more := fieldDiff(r, g); a != "" {
+			return "At the end, the reference solution leaves " + r.ref() + " " + a + "; yours leaves it " + b + more + "."
+		}
+	}
+	var gotLeft []*flatObject
+	for i := range got {
+		if !matched[&got[i]] {
+			gotLeft = append(gotLeft, &got[i])
+		}
+	}
+	// Names aside, an object of the same kind and namespace with the same
+	// fields is the same object.
+	var rl []*flatObject
+	for _, r := range refLeft {
+		j := -1
+		for k, g := range gotLeft {
+			if g.kind == r.kind && g.ns == r.ns && sameFields(r, g) {
+				j = k
+				break
+			}
+		}
+		if j < 0 {
+			rl = append(rl, r)
+			continue
+		}
+		gotLeft = append(gotLeft[:j], gotLeft[j+1:]...)
+	}
+	for _, r := range rl {
+		for _, g := range gotLeft {
+			if g.kind == r.kind && g.ns == r.ns {
+				a, b, more := fieldDiff(r, g)
+				return "At the end, the reference solution leaves " + r.ref() + " " + a + "; yours leaves " + g.ref() + " " + b + more +
+					" (and no " + string(r.kind) + " like the reference's)."
+			}
+		}
+		return "At the end, the reference solution leaves " + r.words + "; yours leaves no such " + string(r.kind) + "."
+	}
+	for _, g := range gotLeft {
+		return "At the end, yours leaves " + g.words + ", which the reference solution does not."
+	}
+	return ""
+}
+
+func sameFields(a, b *flatObject) bool {
+	if len(a.fields) != len(b.fields) {
+		return false
+	}
+	for i := range a.fields {
+		if a.fields[i].key() != b.fields[i].key() || a.fields[i].value != b.fields[i].value {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldDiff words the first difference between two objects' fields, as
+// the reference has it and as the learner's has it, and how many more
+// there are; "" when the fields are the same.
+func fieldDiff(ref, got *flatObject) (a, b, more string) {
+	rf, gf := ref.fields, got.fields
+	var diffs [][2]string
+	i, j := 0, 0
+	for i < len(rf) || j < len(gf) {
+		switch {
+		case j == len(gf) || i < len(rf) && rf[i].key() < gf[j].key():
+			diffs = append(diffs, [2]string{phrase(rf[i], true), phrase(rf[i], false)})
+			i++
+		case i == len(rf) || gf[j].key() < rf[i].key():
+			diffs = append(diffs, [2]string{phrase(gf[j], false), phrase(gf[j], true)})
+			j++
+		default:
+			if rf[i].value != gf[j].value {
+				diffs = append(diffs, [2]string{phrase(rf[i], true), phrase(gf[j], true)})
+			}
+			i++
+			j++
+		}
+	}
+	if len(diffs) == 0 {
+		return "", "", ""
+	}
+	// A missing owner reference or map shows as several missing fields;
+	// one sentence says it.
+	if n := len(diffs) - 1; n > 0 {
+		more = " (and " + plural(n, "other difference") + ")"
+	}
+	return diffs[0][0], diffs[0][1], more
+}
+
+// phrase words one field as present (with its value) or absent.
+func phrase(f field, present bool) string {
+	p, v := f.path, shownValue(f.value)
+	last := p[len(p)-1]
+	if len(p) == 3 && p[0] == "metadata" {
+		switch p[1] {
+		case "labels":
+			return pick(present, "with label "+last+"="+v, "with no label "+last)
+		case "annotations":
+			return pick(present, "with annotation "+last+"="+v, "with no annotation "+last)
+		case "finalizers":
+			return pick(present, "with finalizer "+last, "without finalizer "+last)
+		}
+	}
+	if len(p) == 4 && p[0] == "metadata" && p[1] == "ownerReferences" {
+		owner := shown(p[2])
+		switch {
+		case !present:
+			return "with no owner reference to " + owner
+		case last == "controller" && v == "true":
+			return "with " + owner + " as its controller (ownerReferences controller: true)"
+		case last == "controller":
+			return "with an owner reference to " + owner + " that does not make it the controller (controller: false)"
+		case last == "uid":
+			return "with an owner reference to " + owner + " that carries " + v + " uid"
+		}
+		return "with " + last + " " + v + " in its owner reference to " + owner
+	}
+	if len(p) == 2 && p[0] == "data" {
+		return pick(present, "with entry "+last+"="+v, "with no entry "+last)
+	}
+	switch strings.Join(p, ".") {
+	case "metadata.deletionTimestamp":
+		return pick(present, "being deleted (deletionTimestamp set)", "not being deleted")
+	case "status.observedGeneration":
+		return pick(present, "with status.observedGeneration at "+v, "with no status.observedGeneration")
+	}
+	var b strings.Builder
+	for i, seg := range p {
+		if _, err := strconv.Atoi(seg); err == nil {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteString(".")
+		}
+		b.WriteString(shown(seg))
+	}
+	return pick(present, "with "+b.String()+" "+v, "with no "+b.String())
+}
+
+func shownValue(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return clip(v, maxComparedValue+20)
+}
+
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// ---- the reference's runs, memoized
+
+// maxCachedReferences bounds the memoized reference observations: a
+// few KiB each, one per (exercise, test, seed, faults) judged lately.
+const maxCachedReferences = 1024
+
+// errNotJudged says a reference run was stopped by the clock or the
+// caller, so it says nothing; the learner's test is not judged either.
+var errNotJudged = errors.New("not judged")
+
+// referee runs an exercise's reference solution for the tests of one
+// submission. self says the submission is the solution itself, whose own
+// runs then become the reference.
+type referee struct {
+	e    *Engine
+	ex   *Exercise
+	self bool
+}
+
+type refCall struct {
+	done chan struct{}
+	obs  *observation
+	err  error
+}
+
+// referenceKey identifies a reference run: a solution run depends only
+// on the solution, the suite's setup, the test (its scenario and faults)
+// and the seed.
+func (r *referee) key(t *Test, seed uint64) string {
+	su := r.ex.Suite
+	setup, _ := json.Marshal([]any{su.Controller, su.Model, su.World, su.Reference})
+	scenario, _ := json.Marshal(t)
+	var objs []byte
+	for _, o := range t.objects {
+		objs = ctrl.AppendObject(objs, o)
+	}
+	for i := range t.Steps {
+		for _, o := range t.Steps[i].objects {
+			objs = ctrl.AppendObject(objs, o)
+		}
+	}
+	return hashOf(EngineVersion, string(r.ex.Solution), string(setup), string(scenario), string(objs), strconv.FormatUint(seed, 10))
+}
+
+// keep is the sink of the solution's own runs: each becomes the
+// reference for its test, unless one is there already.
+func (r *referee) keep(t *Test, seed uint64) func(*observation) {
+	key := r.key(t, seed)
+	return func(o *observation) {
+		r.e.mu.Lock()
+		if _, ok := r.e.refs.get(key); !ok {
+			r.e.refs.put(key, o)
+		}
+		r.e.mu.Unlock()
+	}
+}
+
+// observe returns the reference's observation of test t at seed: from
+// memory, from a concurrent run of the same, or by running the solution.
+func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+	e, key := r.e, r.key(t, seed)
+	for {
+		e.mu.Lock()
+		if o, ok := e.refs.get(key); ok {
+			e.mu.Unlock()
+			return o, nil
+		}
+		if c, ok := e.refCalls[key]; ok {
+			e.mu.Unlock()
+			select {
+			case <-c.done:
+			case <-ctx.Done():
+				return nil, errNotJudged
+			}
+			if errors.Is(c.err, errNotJudged) {
+				continue // the other caller was stopped, not the run: try again
+			}
+			return c.obs, c.err
+		}
+		c := &refCall{done: make(chan struct{})}
+		e.refCalls[key] = c
+		e.mu.Unlock()
+		c.obs, c.err = r.run(ctx, t, seed)
+		e.mu.Lock()
+		delete(e.refCalls, key)
+		if c.err == nil {
+			e.refs.put(key, c.obs)
+		}
+		e.mu.Unlock()
+		close(c.done)
+		return c.obs, c.err
+	}
+}
+
+// run runs the solution on test t, as runTest runs any code, keeping
+// what the comparison needs.
+func (r *referee) run(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+	wasm, err := r.e.solutionWasm(ctx, r.ex)
+	if err != nil {
+		return nil, err
+	}
+	mod, _, err := r.e.rt.Compile(ctx, wasm)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errNotJudged
+		}
+		return nil, fmt.Errorf("compiling solution.go: %w", err)
+	}
+	defer r.e.rt.Release(mod)
+	var obs *observation
+	sink := func(o *observation) { obs = o }
+	res := runTest(withDifferential(ctx, diffContext{sink: sink}), startWasm(r.e.rt, mod), r.ex, t, seed, r.ex.FileName())
+	if res.Oracle == verdict.OracleNotJudged || ctx.Err() != nil {
+		return nil, errNotJudged
+	}
+	if obs == nil {
+		return nil, errors.New("the solution's run left nothing to compare")
+	}
+	return obs, nil
+}
+
+// solutionWasm builds an exercise's solution once per engine and keeps
+// it, out of the reach of the learners' builds that share the build cache.
+func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error) {
+	key := hashOf(string(ex.Solution))
+	e.mu.Lock()
+	w := e.solutions[key]
+	e.mu.Unlock()
+	if w != nil {
+		return w, nil
+	}
+	w, _, err := e.build(ctx, ex.Solution, ex.FileName())
+	if err != nil {
+		var busy *sandbox.BusyError
+		if errors.As(err, &busy) || ctx.Err() != nil {
+			return nil, errNotJudged
+		}
+		return nil, fmt.Errorf("building solution.go: %w", err)
+	}
+	e.mu.Lock()
+	e.solutions[key] = w
+	e.mu.Unlock()
+	return w, nil
+}
