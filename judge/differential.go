@@ -514,10 +514,12 @@ func fieldDiff(ref, got *flatObject) (a, b, more string) {
 	for i < len(rf) || j < len(gf) {
 		switch {
 		case j == len(gf) || i < len(rf) && rf[i].key() < gf[j].key():
-			diffs = append(diffs, [2]string{phrase(rf[i], true), phrase(rf[i], false)})
+			have, hasNot := presence(rf[i], rf, gf)
+			diffs = append(diffs, [2]string{have, hasNot})
 			i++
 		case i == len(rf) || gf[j].key() < rf[i].key():
-			diffs = append(diffs, [2]string{phrase(gf[j], false), phrase(gf[j], true)})
+			have, hasNot := presence(gf[j], gf, rf)
+			diffs = append(diffs, [2]string{hasNot, have})
 			j++
 		default:
 			if rf[i].value != gf[j].value {
@@ -538,6 +540,29 @@ func fieldDiff(ref, got *flatObject) (a, b, more string) {
 	return diffs[0][0], diffs[0][1], more
 }
 
+// presence words a field that one object has (among its fields mine)
+// and the other lacks (among theirs): a whole owner reference when none
+// of its fields is there.
+func presence(f field, mine, theirs []field) (have, hasNot string) {
+	p := f.path
+	if len(p) != 4 || p[0] != "metadata" || p[1] != "ownerReferences" {
+		return phrase(f, true), phrase(f, false)
+	}
+	owner := shown(p[2])
+	for _, o := range theirs {
+		if len(o.path) == 4 && o.path[1] == p[1] && o.path[2] == p[2] {
+			return phrase(f, true), "with no " + p[3] + " in its owner reference to " + owner
+		}
+	}
+	have = "with an owner reference to " + owner
+	for _, o := range mine {
+		if len(o.path) == 4 && o.path[1] == p[1] && o.path[2] == p[2] && o.path[3] == "controller" && o.value == "true" {
+			have = "with " + owner + " as its controller"
+		}
+	}
+	return have, "with no owner reference to " + owner
+}
+
 // phrase words one field as present (with its value) or absent.
 func phrase(f field, present bool) string {
 	p, v := f.path, shownValue(f.value)
@@ -556,7 +581,7 @@ func phrase(f field, present bool) string {
 		owner := shown(p[2])
 		switch {
 		case !present:
-			return "with no owner reference to " + owner
+			return "with no " + last + " in its owner reference to " + owner
 		case last == "controller" && v == "true":
 			return "with " + owner + " as its controller (ownerReferences controller: true)"
 		case last == "controller":

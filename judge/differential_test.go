@@ -1,0 +1,235 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
+)
+
+// differentialSeeds are the seeds every fixture is judged at: a bug the
+// oracle catches must be caught at each, a correct variant accepted at each.
+var differentialSeeds = []uint64{1, 2, 3, 4, 5}
+
+// TestDifferentialLearnerFiles judges each testdata/differential/*.txtar in
+// submit mode at seeds 1 to 5: buggy controllers that only the comparison
+// with the reference solution catches ("oracle: reference", with message
+// substrings), and correct variants written another way ("outcome:
+// accepted").
+func TestDifferentialLearnerFiles(t *testing.T) {
+	eng := engine(t)
+	cat := catalog(t)
+	files, _ := filepath.Glob("testdata/differential/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			var name string
+			var code []byte
+			for _, file := range ar.Files {
+				if file.Name == "want" {
+					want = strings.Split(strings.TrimSpace(string(file.Data)), "\n")
+				} else {
+					name, code = file.Name, file.Data
+				}
+			}
+			var ex *Exercise
+			for _, line := range want {
+				if id, ok := strings.CutPrefix(line, "exercise: "); ok {
+					if ex, err = cat.Find(id); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if ex == nil {
+				t.Fatal("want names no exercise")
+			}
+			for _, seed := range differentialSeeds {
+				v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: name, Seed: seed})
+				first := v.FirstFailure()
+				for _, line := range want {
+					key, val, _ := strings.Cut(line, ": ")
+					switch key {
+					case "exercise":
+					case "outcome":
+						if string(v.Outcome) != val {
+							t.Errorf("seed %d: outcome %s, want %s (%s %q: %s: %s)", seed, v.Outcome, val, v.Summary(), first.Name, first.Oracle, first.Message)
+						}
+					case "oracle":
+						if first.Oracle != verdict.Oracle(val) {
+							t.Errorf("seed %d: first failing oracle %q in %q, want %q (%s)", seed, first.Oracle, first.Name, val, first.Message)
+						}
+					case "message":
+						if !strings.Contains(first.Message, val) {
+							t.Errorf("seed %d: message %q lacks %q", seed, first.Message, val)
+						}
+					default:
+						t.Fatalf("bad want line %q", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The reference may come from the solution's own judging, from a run made
+// for this submission, or from memory: the verdict is the same JSON.
+func TestReferenceFromAnySourceGivesTheSameVerdict(t *testing.T) {
+	engine(t)
+	ex := exercise171(t)
+	ar, err := txtar.ParseFile("testdata/differential/171-scale-down-deletes-first.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := ar.Files[1].Data
+	judge := func(eng *Engine) []byte {
+		v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, Seed: 7})
+		if v.Outcome != verdict.OutcomeWrongAnswer || v.FirstFailure().Oracle != verdict.OracleReference {
+			t.Fatalf("%s: %s %s", v.Outcome, v.FirstFailure().Oracle, v.FirstFailure().Message)
+		}
+		v.Timings = verdict.Timings{}
+		b, _ := json.Marshal(v)
+		return b
+	}
+	var outs [][]byte
+	for _, solutionFirst := range []bool{false, true} {
+		eng, err := NewEngine(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if solutionFirst {
+			if v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: ex.Solution, Seed: 7}); v.Outcome != verdict.OutcomeAccepted {
+				t.Fatalf("solution: %s", v.Outcome)
+			}
+		}
+		outs = append(outs, judge(eng))
+		// Memoized now; a new verdict (another file name) uses the memo.
+		code = append(code, '\n')
+		outs = append(outs, judge(eng))
+		code = code[:len(code)-1]
+		eng.Close()
+	}
+	for i := 1; i < len(outs); i++ {
+		if !bytes.Equal(outs[0], outs[i]) {
+			t.Fatalf("verdict %d differs:\n%s\n%s", i, outs[0], outs[i])
+		}
+	}
+}
+
+func pod(name, image string, labels map[string]string, owner *ctrl.Deployment) *ctrl.Pod {
+	p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: name, Namespace: "default", Labels: labels},
+		Spec:   ctrl.PodSpec{Containers: []ctrl.Container{{Name: "web", Image: image}}},
+		Status: ctrl.PodStatus{Phase: ctrl.PodRunning}}
+	if owner != nil {
+		ctrl.SetControllerReference(owner, p)
+	}
+	return p
+}
+
+// flatten masks what differs between two correct runs and keeps what the
+// statement decides.
+func TestFlattenMasksVolatileFields(t *testing.T) {
+	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	d, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	a := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
+	a.UID, a.ResourceVersion, a.Generation, a.CreationTimestamp = "uid-9", "42", 3, time.Unix(5, 0)
+	a.Finalizers = []string{"b", "a"}
+	b := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
+	b.Finalizers = []string{"a", "b"}
+	fa, fb := flatten(a, deploymentModel{}, api, nil), flatten(b, deploymentModel{}, api, nil)
+	if !sameFields(&fa, &fb) {
+		t.Fatalf("volatile fields compared:\n%v\n%v", fa.fields, fb.fields)
+	}
+	// The owner's uid is compared by whether it is the owner's.
+	b.OwnerReferences[0].UID = "uid-77"
+	fb = flatten(b, deploymentModel{}, api, nil)
+	if x, y, _ := fieldDiff(&fa, &fb); x != "with an owner reference to Deployment web that carries the owner's uid" ||
+		y != "with an owner reference to Deployment web that carries another object's uid" {
+		t.Fatalf("uid: %q / %q", x, y)
+	}
+	// Declared free, a field is not compared.
+	b.OwnerReferences[0].UID = a.OwnerReferences[0].UID
+	b.OwnerReferences[0].BlockOwnerDeletion = false
+	b.Annotations = map[string]string{"x": "y"}
+	free, err := parseReference(&Reference{Free: []string{"Pod metadata.annotations", "* metadata.ownerReferences.*.blockOwnerDeletion"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, fb = flatten(a, deploymentModel{}, api, free), flatten(b, deploymentModel{}, api, free)
+	if !sameFields(&fa, &fb) {
+		t.Fatalf("free fields compared: %v", fb.fields)
+	}
+	fa, fb = flatten(a, deploymentModel{}, api, free[:1]), flatten(b, deploymentModel{}, api, free[:1])
+	if x, y, _ := fieldDiff(&fa, &fb); x != "with blockOwnerDeletion true in its owner reference to Deployment web" ||
+		y != "with blockOwnerDeletion false in its owner reference to Deployment web" {
+		t.Fatalf("blockOwnerDeletion: %q / %q", x, y)
+	}
+	// What the statement decides is compared, and worded.
+	b.OwnerReferences = nil
+	fb = flatten(b, deploymentModel{}, api, free)
+	if x, y, _ := fieldDiff(&fa, &fb); x != "with Deployment web as its controller" || y != "with no owner reference to Deployment web" {
+		t.Fatalf("owner: %q / %q", x, y)
+	}
+	b.OwnerReferences = a.OwnerReferences
+	b.Labels = nil
+	fb = flatten(b, deploymentModel{}, api, free)
+	if x, y, _ := fieldDiff(&fa, &fb); x != "with label app=web" || y != "with no label app" {
+		t.Fatalf("labels: %q / %q", x, y)
+	}
+}
+
+func TestParseReferenceRefusesBadDeclarations(t *testing.T) {
+	for _, r := range []Reference{{Writes: "some"}, {Free: []string{"metadata.labels"}}, {Free: []string{"Service spec"}}} {
+		if _, err := parseReference(&r); err == nil {
+			t.Errorf("%+v accepted", r)
+		}
+	}
+}
+
+// At the end, objects whose names differ (generated, or picked by the
+// seed) are the same object when their fields are; what is left is told
+// as a difference.
+func TestCompareEndMatchesByContent(t *testing.T) {
+	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	o, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	d := o.(*ctrl.Deployment)
+	flat := func(ps ...*ctrl.Pod) []flatObject {
+		var out []flatObject
+		for _, p := range ps {
+			out = append(out, flatten(p, deploymentModel{}, api, nil))
+		}
+		return out
+	}
+	app := map[string]string{"app": "web"}
+	ref := flat(pod("web-0a", "web:v1", app, d), pod("web-xxxxx", "web:v2", app, d))
+	if msg := compareEnd(ref, flat(pod("web-0b", "web:v1", app, d), pod("web-yyyyy", "web:v2", app, d))); msg != "" {
+		t.Fatalf("same objects under other names: %s", msg)
+	}
+	msg := compareEnd(ref, flat(pod("web-0a", "web:v1", app, d), pod("web-yyyyy", "web:v2", nil, d)))
+	if msg != "At the end, the reference solution leaves Pod web-xxxxx with label app=web; yours leaves Pod web-yyyyy with no label app (and no Pod like the reference's)." {
+		t.Fatalf("message: %s", msg)
+	}
+	msg = compareEnd(ref, flat(pod("web-0a", "web:v1", app, d)))
+	if !strings.Contains(msg, "leaves Pod web-xxxxx (web:v2, Running); yours leaves no such Pod") {
+		t.Fatalf("message: %s", msg)
+	}
+	msg = compareEnd(ref[:1], flat(pod("web-0a", "web:v1", app, d), pod("web-yyyyy", "web:v2", app, d)))
+	if !strings.Contains(msg, "yours leaves Pod web-yyyyy (web:v2, Running), which the reference solution does not") {
+		t.Fatalf("message: %s", msg)
+	}
+}
