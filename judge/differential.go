@@ -249,8 +249,10 @@ type differential struct {
 	sink     func(*observation)
 	obs      observation
 	world    hashChain
-	n        int    // controller writes so far
-	mismatch string // the first write that differs, in words
+	made     map[string]bool // uids of the objects the controller created
+	ready    map[string]bool // each Pod's readiness, as the kubelet left it
+	n        int             // controller writes so far
+	mismatch string          // the first write that differs, in words
 }
 
 // hashChain digests a sequence of strings.
@@ -287,7 +289,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		return nil
 	}
 	free, _ := parseReference(&ex.Suite.Reference) // validated by ParseSuite
-	d := &differential{s: s, free: free, sink: dc.sink,
+	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
 		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
 	switch {
 	case dc.sink != nil:
@@ -323,6 +325,9 @@ func (d *differential) seen(ev watchEvent) {
 	s := d.s
 	switch {
 	case s.actor == "controller":
+		if ev.Type == evAdded {
+			d.made[ev.Object.GetObjectMeta().UID] = true
+		}
 		d.n++
 		if !d.each {
 			return
@@ -334,11 +339,13 @@ func (d *differential) seen(ev watchEvent) {
 		} else if d.mismatch == "" {
 			d.mismatch = compareWrite(d.ref.writes, d.n, &w)
 		}
-	case s.actor == "gc", s.actor == "kubelet" && routineKubelet(ev):
+	case s.actor == "gc", s.actor == "kubelet" && d.routine(ev):
 		// Consequences of the controller's writes, not the world's doing.
 	default:
 		line := s.actor + " " + string(ev.Type) + " " + keyOf(ev.Object)
-		if s.actor != "user" {
+		if p, ok := ev.Object.(*ctrl.Pod); ok && s.actor == "kubelet" {
+			line += " " + string(p.Status.Phase) + " ready=" + strconv.FormatBool(ctrl.IsPodReady(p))
+		} else if s.actor != "user" {
 			// Someone else's change: what it changed matters too.
 			fo := flatten(ev.Object, s.model, s.api, d.free)
 			for _, f := range fo.fields {
@@ -349,21 +356,18 @@ func (d *differential) seen(ev watchEvent) {
 	}
 }
 
-// routineKubelet tells the kubelet's stages of a new Pod (Pending, then
-// Running and Ready) from what it does to the world (a Pod failing or
-// turning unready).
-func routineKubelet(ev watchEvent) bool {
+// routine tells the kubelet's stages of a Pod the controller created
+// (Pending, Running, Ready, at times that follow from the controller's
+// writes) from what happens to the world: any change to a Pod the test
+// made, and a Pod of the controller's that fails or stops being Ready.
+func (d *differential) routine(ev watchEvent) bool {
 	p, ok := ev.Object.(*ctrl.Pod)
-	if !ok || ev.Type != evModified {
+	if !ok {
 		return false
 	}
-	switch p.Status.Phase {
-	case ctrl.PodPending:
-		return len(p.Status.Conditions) == 0
-	case ctrl.PodRunning:
-		return ctrl.IsPodReady(p)
-	}
-	return false
+	was := d.ready[p.UID]
+	d.ready[p.UID] = ctrl.IsPodReady(p)
+	return d.made[p.UID] && ev.Type == evModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
 }
 
 // finish is run.go's hook after a test played: it keeps the reference's
