@@ -662,7 +662,7 @@ type refCall struct {
 // and the seed.
 func (r *referee) key(t *Test, seed uint64) string {
 	su := r.ex.Suite
-	setup, err1 := json.Marshal([]any{su.Controller, su.Model, su.World, su.Reference})
+	setup, err1 := json.Marshal([]any{su.Controller, su.Model, su.World, su.Rules, su.Reference})
 	scenario, err2 := json.Marshal(t)
 	if err1 != nil || err2 != nil {
 		return "" // not a key: run the reference every time
@@ -680,7 +680,7 @@ func (r *referee) key(t *Test, seed uint64) string {
 }
 
 // keep is the sink of the solution's own runs: each becomes the
-// reference for its test, unless one is there already.
+// reference for its test (the last run of a test, if a fault was pinned).
 func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 	key := r.key(t, seed)
 	return func(o *observation) {
@@ -688,9 +688,7 @@ func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 			return
 		}
 		r.e.mu.Lock()
-		if _, ok := r.e.refs.get(key); !ok {
-			r.e.refs.put(key, o)
-		}
+		r.e.refs.put(key, o)
 		r.e.mu.Unlock()
 	}
 }
