@@ -17,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,7 +175,7 @@ func (b *Builder) ensure(ctx context.Context, k *kit, p Program, imports []strin
 		// Archives the Go cache has trimmed since the kit was written are
 		// compiled again; the others are marked used.
 		now := time.Now()
-		for ip, file := range k.pkgs {
+		for _, file := range k.pkgs {
 			fi, err := os.Stat(file)
 			if err != nil {
 				k.pkgs = map[string]string{}
@@ -183,7 +184,6 @@ func (b *Builder) ensure(ctx context.Context, k *kit, p Program, imports []strin
 			if now.Sub(fi.ModTime()) > kitStaleAfter {
 				os.Chtimes(file, now, now)
 			}
-			_ = ip
 		}
 		k.checked = true
 	}
@@ -368,6 +368,9 @@ func trustedImports(p Program, files map[string][]byte) []string {
 func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][]byte, dir, tmp string, lim BuildLimits, res *buildResult) (string, error) {
 	k := b.kitFor(p)
 	names := mainFiles(p, files)
+	if !slices.Contains(names, p.MainPath) {
+		return "", fmt.Errorf("sandbox: %s would not be compiled for wasip1", p.MainPath)
+	}
 	var imports []string
 	seen := map[string]bool{}
 	var learner []importAt
