@@ -428,7 +428,7 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 		args = append(args, filepath.Join(dir, filepath.FromSlash(name)))
 	}
 	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, nil); r.err != nil {
-		return "", b.stepError(r, lim, dir, tmp, p)
+		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	out := filepath.Join(tmp, "module.wasm")
 	// As the go command does under -trimpath: no GOROOT in the module.
@@ -437,9 +437,29 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	// parse them.
 	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-s", "-w", archive}
 	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, []string{"GOROOT="}); r.err != nil {
-		return "", b.stepError(r, lim, dir, tmp, p)
+		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	return out, nil
+}
+
+// recheck makes the next build check the kit's archives again: a tool
+// failed for a reason not the program's, perhaps an archive the Go cache
+// lost since this process checked.
+func (k *kit) recheck() {
+	k.mu.Lock()
+	k.checked = false
+	k.mu.Unlock()
+}
+
+// failed passes a build's error on, and has the kit checked again when
+// the error is neither the program's nor the machine's.
+func (k *kit) failed(err error) error {
+	var be *BuildError
+	var busy *BusyError
+	if !errors.As(err, &be) && !errors.As(err, &busy) && !errors.Is(err, context.Canceled) {
+		k.recheck()
+	}
+	return err
 }
 
 // step runs one tool of a direct build and adds its cost to res.
