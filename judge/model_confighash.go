@@ -152,6 +152,9 @@ func changedParts(a, b *ctrl.Deployment) string {
 	if !sameMap(ta, tb) {
 		parts = append(parts, "other template annotations went from {"+renderData(ta)+"} to {"+renderData(tb)+"}")
 	}
+	if a.Spec.Replicas != b.Spec.Replicas {
+		parts = append(parts, "spec.replicas went from "+itoa(a.Spec.Replicas)+" to "+itoa(b.Spec.Replicas))
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "other fields of its metadata or spec differ")
 	}

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,8 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		{"174", "swallows-conflict", "shared ConfigMap with conflicts",
 			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
 		// On a Conflict, the fresh resourceVersion copied onto the old
-		// copy: the other writer's change is erased.
+		// copy: the other writer's change is erased (a label or an
+		// annotation: others' metadata; the replicas it set: safety).
 		{"174", "copies-the-resource-version", "shared ConfigMap with conflicts", func(ex *Exercise) []byte {
 			code := strings.Replace(string(ex.Solution), "\treturn ctrl.Result{}, c.Update(ctx, &d)\n", `	err = c.Update(ctx, &d)
 	if ctrl.IsConflict(err) {
@@ -76,7 +78,7 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 				t.Fatal("174's solution no longer ends with its Update")
 			}
 			return []byte(code)
-		}, verdict.OracleForeignMetadata},
+		}, verdict.OracleForeignMetadata + "|" + verdict.OracleSafety},
 	}
 	for _, c := range cases {
 		t.Run(c.exercise+"/"+c.name, func(t *testing.T) {
@@ -88,7 +90,7 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
 				v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, Seed: seed, Only: c.test, Mode: verdict.ModeSubmit})
 				f := v.FirstFailure()
-				if v.Outcome == verdict.OutcomeAccepted || f.Name != c.test || c.oracle != "" && f.Oracle != c.oracle {
+				if v.Outcome == verdict.OutcomeAccepted || f.Name != c.test || c.oracle != "" && !slices.Contains(strings.Split(string(c.oracle), "|"), string(f.Oracle)) {
 					t.Errorf("seed %d: %s, %q %s: %s (faults %v)", seed, v.Outcome, f.Name, f.Oracle, f.Message, f.FaultClasses)
 				}
 			}

@@ -457,13 +457,22 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	m := next.GetObjectMeta()
 	n := strconv.Itoa(s.faults.fired[verdict.FaultConflict])
 	var what string
-	if s.rng.IntN(2) == 0 {
+	edits := 2
+	d, isDeployment := next.(*ctrl.Deployment)
+	if isDeployment && slices.Contains(s.suite.ConflictEdits, "replicas") {
+		edits++
+	}
+	switch e := s.rng.IntN(edits); {
+	case e == 2:
+		d.Spec.Replicas++
+		what = "scaled it to " + itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
+	case e == 0:
 		if m.Labels == nil {
 			m.Labels = map[string]string{}
 		}
 		m.Labels[otherLabel] = "edit-" + n
 		what = "set the label " + otherLabel + "=edit-" + n
-	} else {
+	default:
 		if m.Annotations == nil {
 			m.Annotations = map[string]string{}
 		}
@@ -478,7 +487,7 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 		s.rec.logf(otherWriter, "could not change ", kind, " ", name, ": ", err.Message)
 		return
 	}
-	s.rec.logf(otherWriter, what, " on ", kind, " ", name)
+	s.rec.logf(otherWriter, "changed ", kind, " ", name, ": it ", what)
 	s.inf.deliver(s.notify)
 	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
 		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+

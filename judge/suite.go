@@ -26,10 +26,15 @@ type Suite struct {
 	} `json:"controller"`
 	// Model names the Go model in this package that knows the exercise's
 	// desired state and safety invariants (see models.go).
-	Model string  `json:"model"`
-	World World   `json:"world"`
-	Rules Rules   `json:"rules"`
-	Tests []*Test `json:"tests"`
+	Model string `json:"model"`
+	World World  `json:"world"`
+	Rules Rules  `json:"rules"`
+	// ConflictEdits lists what the conflict fault's other writer may
+	// change besides a label or an annotation of its own: "replicas"
+	// scales a Deployment by one, a spec field the controller must leave
+	// as it finds it.
+	ConflictEdits []string `json:"conflictEdits,omitempty"`
+	Tests         []*Test  `json:"tests"`
 	// Reference says what the statement leaves free, which the
 	// differential oracle does not compare with the reference solution.
 	Reference Reference `json:"reference"`
@@ -179,6 +184,11 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 	}
 	if s.Rules.WritesPerCall < 0 {
 		return nil, fmt.Errorf("%s: rules.writesPerCall: %d is negative", name, s.Rules.WritesPerCall)
+	}
+	for _, e := range s.ConflictEdits {
+		if e != "replicas" {
+			return nil, fmt.Errorf("%s: conflictEdits: unknown edit %q (known: replicas)", name, e)
+		}
 	}
 	if s.World.MaxReconciles == 0 {
 		s.World.MaxReconciles = 200
