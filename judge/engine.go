@@ -21,7 +21,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-4" // 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
+const EngineVersion = "ctrljudge-5" // 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
