@@ -181,6 +181,16 @@ func (q *queue) started(j *job) {
 	}
 }
 
+// lookupRemote returns the live job with id if it went to the PostgreSQL queue.
+func (q *queue) lookupRemote(id int64) *job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if j := q.live[id]; j != nil && j.remote {
+		return j
+	}
+	return nil
+}
+
 // remoteJobs lists the live jobs judged elsewhere, by id.
 func (q *queue) remoteJobs() []*job {
 	q.mu.Lock()

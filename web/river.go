@@ -90,7 +90,7 @@ func (s *Server) follow(ctx context.Context) {
 	for {
 		select {
 		case id := <-ids:
-			if j := s.q.lookup(id); j != nil && j.remote {
+			if j := s.q.lookupRemote(id); j != nil {
 				s.catchUp(j)
 			}
 		case <-t.C:
@@ -151,6 +151,7 @@ func (s *Server) catchUp(j *job) {
 		return
 	}
 	for _, e := range evs {
+		prev := j.seen
 		j.seen = e.ID
 		switch e.Kind {
 		case "progress":
@@ -166,19 +167,22 @@ func (s *Server) catchUp(j *job) {
 				j.publish("retrying", m)
 			}
 		case "final":
-			s.finishRemote(ctx, j)
+			if !s.finishRemote(ctx, j) {
+				j.seen = prev // read it again at the next poll
+			}
 			return
 		}
 	}
 }
 
 // finishRemote publishes a remote job's stored outcome, as a replay of a
-// finished submission does, and forgets the job.
-func (s *Server) finishRemote(ctx context.Context, j *job) {
+// finished submission does, and forgets the job; false when the record is
+// not settled yet (or could not be read), to be tried again.
+func (s *Server) finishRemote(ctx context.Context, j *job) bool {
 	sub, err := s.db.Submission(ctx, j.id)
 	if err != nil {
 		s.log.Warn("read judged submission", "id", j.id, "err", err)
-		return // the poll tries again
+		return false
 	}
 	switch sub.State {
 	case records.StateDone:
@@ -192,12 +196,13 @@ func (s *Server) finishRemote(ctx context.Context, j *job) {
 	case records.StateNotJudged:
 		j.publish("not_judged", map[string]string{"note": sub.Note})
 	default:
-		return // not settled yet: a later event settles it
+		return false
 	}
 	s.q.finish(j)
 	if err := s.db.DeleteJudgeEvents(ctx, j.id); err != nil {
 		s.log.Warn("forget judge events", "id", j.id, "err", err)
 	}
+	return true
 }
 
 // queueDepth is how many submissions wait for a worker: River's jobs not
