@@ -20,6 +20,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -77,8 +78,32 @@ func credential() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
+// staleAfter is how old a left-over server folder must be before Start
+// removes it: one whose test binary was killed before it could clean up.
+const staleAfter = time.Hour
+
+// removeStale removes left-over server folders: older than staleAfter and
+// with no live postmaster.
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "ctrljudge-pg*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+			if err := syscall.Kill(pid, 0); pid > 0 && (err == nil || err == syscall.EPERM) {
+				continue // still running
+			}
+		}
+		os.RemoveAll(d)
+	}
+}
+
 // Start initialises and starts a server in a new temporary folder.
 func Start() (*Server, error) {
+	removeStale()
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
