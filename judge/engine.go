@@ -60,6 +60,10 @@ type Submission struct {
 	// shrunk failure is replayed.
 	SetFaults bool
 	Faults    []verdict.Fault
+	// Scenario, if set, is one test in tests.yaml syntax to run instead
+	// of the exercise's (a shrunk generated scenario, printed in a
+	// verdict and replayed with judge test --scenario).
+	Scenario []byte
 	// Progress, if set, is called as judging advances, from the judging
 	// goroutine.
 	Progress func(verdict.Event)
@@ -279,7 +283,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 			}
 		}
 	}
-	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, faultKey, s.FileName, string(s.Code))
+	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, faultKey, s.FileName, string(s.Code), string(s.Scenario))
 	e.mu.Lock()
 	cachedV, ok := e.verdicts.get(vkey)
 	e.mu.Unlock()
@@ -326,14 +330,29 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	v.Timings.Cached = buildCached
 
 	var tests []*Test
-	for _, t := range s.Exercise.Suite.Tests {
-		if (s.Mode == verdict.ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
-			if s.SetFaults {
-				tc := *t
-				tc.Faults = s.Faults
-				t = &tc
+	if s.Scenario != nil {
+		t, err := ParseScenario("the scenario", s.Scenario)
+		if err != nil {
+			return e.internal(v, err.Error(), progress)
+		}
+		tests = append(tests, t)
+	} else {
+		for _, t := range s.Exercise.Suite.Tests {
+			if (s.Mode == verdict.ModeSubmit || t.Sample) && (s.Only == "" || t.Name == s.Only) {
+				tests = append(tests, t)
 			}
-			tests = append(tests, t)
+		}
+		if s.Mode == verdict.ModeSubmit {
+			// Generated scenarios run in submit mode only: a run shows
+			// the named samples, which a learner can read in tests.yaml.
+			tests = append(tests, generatedTests(s.Exercise.Suite, s.Seed, s.Only)...)
+		}
+	}
+	if s.SetFaults {
+		for i, t := range tests {
+			tc := *t
+			tc.Faults = s.Faults
+			tests[i] = &tc
 		}
 	}
 	if len(tests) == 0 {

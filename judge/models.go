@@ -134,6 +134,15 @@ func (m deploymentModel) checkWrite(w *world, wr *write) string {
 	}
 	ref := ctrl.GetControllerOf(p)
 	if ref == nil || ref.Kind != string(ctrl.KindDeployment) {
+		if wr.Verb == "delete" || wr.Verb == "update" {
+			// A Pod with the labels but not the owner is someone else's.
+			whose := "it has no controller owner"
+			if ref != nil {
+				whose = "its controller is " + ref.Kind + " " + ref.Name
+			}
+			return "Your controller " + wr.Verb + "d Pod " + p.Name + ", which no Deployment owns (" + whose +
+				"), though it carries a Deployment's labels. A Deployment's Pods are those whose controller owner reference names it: list them with ctrl.OwnedBy."
+		}
 		return ""
 	}
 	var d *ctrl.Deployment

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -114,43 +115,152 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
 			<-sem
 		}
+		if r := &results[i]; r.Status != verdict.StatusPass && t.generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
+			// A later failing scenario is printed as it ran.
+			tc := *t
+			tc.Seed = t.seedFor(s.Seed)
+			tc.Name = t.Name + ", seed " + strconv.FormatUint(s.Seed, 10)
+			r.Scenario = tc.YAML()
+		}
 		used = keepWithin(&results[i], used)
 		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
 	}
 	return results
 }
 
-// shrink drops planned faults one at a time, keeping each drop after
-// which the test still fails with the same oracle, as delta debugging
-// does. It returns nil when no fault can go (or the test planned none).
+// maxShrinkTrials bounds the runs one shrink makes, so a failing
+// submission costs at most that many more tests.
+const maxShrinkTrials = 40
+
+// shrink makes a failing test smaller while it still fails with the same
+// oracle, as delta debugging does, trying each candidate once in a fixed
+// order: for a generated scenario its steps, its objects and its replica
+// counts, then (for any test) its planned faults. It stops after
+// maxShrinkTrials runs. It returns nil when a written test loses no
+// fault; a generated scenario always comes back with its YAML.
 func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) *verdict.Shrunk {
-	if len(t.Faults) == 0 || r.Oracle == verdict.OracleNotJudged {
+	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.generated {
 		return nil
 	}
-	keep := slices.Clone(t.Faults)
-	for _, f := range t.Faults {
-		trial := slices.DeleteFunc(slices.Clone(keep), func(x verdict.Fault) bool { return x == f })
-		tc := *t
-		tc.Faults = trial
-		rr := runTest(ctx, newCtl, ex, &tc, seed, fileName)
+	best := *t
+	best.Seed = t.seedFor(seed) // the trials keep the test's choices whatever their name
+	trials := 0
+	try := func(c Test) bool {
+		if trials >= maxShrinkTrials || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
+			return false
+		}
+		if c.parse() != nil {
+			return false
+		}
+		trials++
+		rr := runTest(ctx, newCtl, ex, &c, seed, fileName)
 		if rr.Oracle == verdict.OracleNotJudged {
 			// A trial the clock stopped says nothing; the verdict would
 			// depend on the load, so the submission is not judged.
 			r.Oracle = verdict.OracleNotJudged
-			return nil
+			return false
 		}
 		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
-			keep = trial
+			best = c
+			return true
+		}
+		return false
+	}
+	if t.generated {
+		for i := len(best.Steps) - 1; i >= 0; i-- {
+			c := best
+			c.Steps = slices.Delete(slices.Clone(best.Steps), i, i+1)
+			try(c)
+		}
+		for i := len(splitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
+			docs := splitYAMLDocs(best.Objects)
+			c := best
+			c.Objects = strings.Join(slices.Delete(docs, i, i+1), "\n---\n") + "\n"
+			try(c)
+		}
+		for _, c := range fewerReplicas(best) {
+			try(c)
 		}
 	}
-	if len(keep) == len(t.Faults) || ctx.Err() != nil {
+	for _, f := range t.Faults {
+		c := best
+		c.Faults = slices.DeleteFunc(slices.Clone(best.Faults), func(x verdict.Fault) bool { return x == f })
+		try(c)
+	}
+	if r.Oracle == verdict.OracleNotJudged || ctx.Err() != nil {
 		return nil
 	}
-	list := "none"
-	if len(keep) > 0 {
-		list = joinNames(keep, ",")
+	if !t.generated {
+		if len(best.Faults) == len(t.Faults) {
+			return nil
+		}
+		list := "none"
+		if len(best.Faults) > 0 {
+			list = joinNames(best.Faults, ",")
+		}
+		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
 	}
-	return &verdict.Shrunk{Faults: keep, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
+	best.Name = t.Name + ", seed " + strconv.FormatUint(seed, 10) + ", shrunk"
+	r.Scenario = best.YAML()
+	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}
+}
+
+// ScenarioCommand is the command that replays a scenario saved to a file.
+func ScenarioCommand(ex *Exercise) string {
+	return "judge test " + ex.ID() + " --scenario " + scenarioFile
+}
+
+// scenarioFile is the file name a replay command suggests for a scenario.
+const scenarioFile = "scenario.yaml"
+
+var replicasRE = regexp.MustCompile(`replicas: (\d+)`)
+
+// fewerReplicas proposes, for each replica count in the test's objects,
+// apply steps and scale patches above 1, the same test with that count
+// halved (rounding down), first to last.
+func fewerReplicas(t Test) []Test {
+	var out []Test
+	half := func(n int) int { return n / 2 }
+	for _, m := range replicasRE.FindAllStringSubmatchIndex(t.Objects, -1) {
+		n, _ := strconv.Atoi(t.Objects[m[2]:m[3]])
+		if n > 1 {
+			c := t
+			c.Objects = t.Objects[:m[2]] + strconv.Itoa(half(n)) + t.Objects[m[3]:]
+			out = append(out, c)
+		}
+	}
+	for i, st := range t.Steps {
+		for ref, p := range st.Patch {
+			spec, _ := p["spec"].(map[string]any)
+			n, ok := asInt(spec["replicas"])
+			if !ok || n <= 1 {
+				continue
+			}
+			c := t
+			c.Steps = slices.Clone(t.Steps)
+			c.Steps[i].Patch = map[string]map[string]any{ref: {"spec": map[string]any{"replicas": half(n)}}}
+			out = append(out, c)
+		}
+		if m := replicasRE.FindStringSubmatchIndex(st.Apply); m != nil {
+			if n, _ := strconv.Atoi(st.Apply[m[2]:m[3]]); n > 1 {
+				c := t
+				c.Steps = slices.Clone(t.Steps)
+				c.Steps[i].Apply = st.Apply[:m[2]] + strconv.Itoa(half(n)) + st.Apply[m[3]:]
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case float64:
+		return int(x), x == float64(int(x))
+	}
+	return 0, false
 }
 
 func (s *sim) play(t *Test) {
@@ -381,13 +491,24 @@ func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
 	return nil
 }
 
+// missing reports a step whose object is not there: a setup error in a
+// written test, a step skipped in one that says skipMissing (generated
+// scenarios, whose steps are drawn before the controller shapes the world).
+func (s *sim) missing(msg string) {
+	if s.test.SkipMissing {
+		s.rec.logf("judge", "step skipped: ", msg)
+		return
+	}
+	s.failf(verdict.OracleSetup, msg)
+}
+
 // patch merges p into the object ref names ("Kind/name"), as the current
 // actor.
 func (s *sim) patch(ref string, p map[string]any) bool {
 	kind, name, _ := strings.Cut(ref, "/")
 	cur := s.api.get(ctrl.Kind(kind), "default", name)
 	if cur == nil {
-		s.failf(verdict.OracleSetup, "The test patches "+ref+", which does not exist.")
+		s.missing("The test patches " + ref + ", which does not exist.")
 		return false
 	}
 	next, err := mergePatch(cur, p)
@@ -477,7 +598,7 @@ func (s *sim) applyStep(st *Step) {
 				kind, name, _ := strings.Cut(ref, "/")
 				cur := s.api.get(ctrl.Kind(kind), "default", name)
 				if cur == nil {
-					s.failf(verdict.OracleSetup, "The test releases "+ref+", which does not exist.")
+					s.missing("The test releases " + ref + ", which does not exist.")
 					return
 				}
 				m := cur.GetObjectMeta()
@@ -492,7 +613,7 @@ func (s *sim) applyStep(st *Step) {
 			_, how, _ := strings.Cut(st.Unready, "/")
 			p := s.pickPodWhere(how, func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && ctrl.IsPodReady(p) })
 			if p == nil {
-				s.failf(verdict.OracleSetup, "The test makes "+st.Unready+" unready, but it is not a Ready Pod.")
+				s.missing("The test makes " + st.Unready + " unready, but it is not a Ready Pod.")
 				return
 			}
 			s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(false)) })
@@ -510,7 +631,7 @@ func (s *sim) applyStep(st *Step) {
 			} else if p := s.pickPodWhere(how, unready); p != nil {
 				ps = append(ps, p)
 			} else {
-				s.failf(verdict.OracleSetup, "The test makes "+st.Ready+" Ready, but it is not a Running Pod that is not Ready.")
+				s.missing("The test makes " + st.Ready + " Ready, but it is not a Running Pod that is not Ready.")
 				return
 			}
 			for _, p := range ps {
@@ -522,13 +643,13 @@ func (s *sim) applyStep(st *Step) {
 			if kind == string(ctrl.KindPod) && (name == "first" || name == "last" || name == "random") {
 				p := s.pickPod(name, false)
 				if p == nil {
-					s.failf(verdict.OracleSetup, "The test deletes a Pod, but there is none.")
+					s.missing("The test deletes a Pod, but there is none.")
 					return
 				}
 				name = p.Name
 			}
 			if _, err := s.api.delete(ctrl.Kind(kind), "default", name); err != nil {
-				s.failf(verdict.OracleSetup, "The test deletes "+st.Delete+": "+err.Message)
+				s.missing("The test deletes " + st.Delete + ": " + err.Message)
 				return
 			}
 			s.rec.logf("user", "deleted ", kind, " ", name)
@@ -536,7 +657,7 @@ func (s *sim) applyStep(st *Step) {
 			_, how, _ := strings.Cut(st.Fail, "/")
 			p := s.pickPod(how, true)
 			if p == nil {
-				s.failf(verdict.OracleSetup, "The test fails a Pod, but none is Running.")
+				s.missing("The test fails a Pod, but none is Running.")
 				return
 			}
 			s.api.setPodStatus(p.Namespace, p.Name, failedStatus())

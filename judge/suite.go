@@ -38,7 +38,9 @@ type Suite struct {
 	// Reference says what the statement leaves free, which the
 	// differential oracle does not compare with the reference solution.
 	Reference Reference `json:"reference"`
-	Mutants   []struct {
+	// Generate, if set, adds generated scenarios to a submit (generate.go).
+	Generate *Generate `json:"generate,omitempty"`
+	Mutants  []struct {
 		File   string `json:"file"`   // mutants/NAME.patch (a diff against solution.go) or NAME.go
 		Expect string `json:"expect"` // the oracle expected to reject it
 	} `json:"mutants"`
@@ -98,6 +100,10 @@ type Test struct {
 	// Faults injected during the faulty phase, by class name (see verdict.Faults).
 	Faults []verdict.Fault `json:"faults"`
 	Expect Expect          `json:"expect"`
+	// SkipMissing skips a step whose object is not there (a Pod to fail
+	// when none runs, say) instead of failing the test's setup.
+	SkipMissing bool `json:"skipMissing,omitempty"`
+	generated   bool // drawn by the generator: shrunk further and printed
 	// PodReady, if set, replaces the world's PodReady in this test.
 	PodReady string `json:"podReady,omitempty"`
 	// Seed, if set, is this test's own seed, whatever the submission's:
@@ -221,6 +227,11 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 		}
 		if err := t.parse(); err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+	}
+	if s.Generate != nil {
+		if err := s.Generate.check(s.Model); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 	}
 	if samples == 0 {

@@ -91,6 +91,12 @@ type TestResult struct {
 	// Shrunk, for the first failing test, is the smallest set of its
 	// planned faults that still fails it with the same oracle.
 	Shrunk *Shrunk `json:"shrunk,omitempty"`
+	// Scenario is a failing generated scenario as a test in tests.yaml
+	// syntax, with its own seed: the smallest found when it is the first
+	// failure (Shrunk), else as it ran. Saved to a file it replays alone
+	// (judge test ID --scenario FILE), and an author can paste it into
+	// tests.yaml as it is.
+	Scenario string `json:"scenario,omitempty"`
 	// Cut says what of this result was left out to keep the verdict
 	// within its size limit.
 	Cut        string `json:"cut,omitempty"`
