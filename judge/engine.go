@@ -21,7 +21,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-5" // 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
+const EngineVersion = "ctrljudge-6" // 6: generated scenarios in submit mode; 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
@@ -342,9 +342,10 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 				tests = append(tests, t)
 			}
 		}
-		if s.Mode == verdict.ModeSubmit {
-			// Generated scenarios run in submit mode only: a run shows
-			// the named samples, which a learner can read in tests.yaml.
+		if s.Mode == verdict.ModeSubmit || s.Exercise.IsGeneratedTest(s.Only) {
+			// Generated scenarios run in submit mode, or one alone when
+			// named (a replay): a run shows the named samples, which a
+			// learner can read in tests.yaml.
 			tests = append(tests, generatedTests(s.Exercise.Suite, s.Seed, s.Only)...)
 		}
 	}

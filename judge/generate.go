@@ -474,36 +474,37 @@ func init() {
 
 // ---- printing
 
-// YAML renders the test as a tests.yaml entry ("- name: ..."), which an
-// author can paste under tests: and a learner can replay with
-// `judge test ID --scenario FILE`. Steps are JSON, which YAML reads as is.
+// YAML renders the test as a tests.yaml entry ("  - name: ..."), indented
+// as the exercises' tests are, so that an author can paste it under
+// tests: and a learner can replay it with judge test ID --scenario FILE.
+// Steps other than apply are written as JSON, which YAML reads as is.
 func (t *Test) YAML() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- name: %s\n", strconv.Quote(t.Name))
+	fmt.Fprintf(&b, "  - name: %s\n", strconv.Quote(t.Name))
 	if t.Seed != 0 {
-		fmt.Fprintf(&b, "  seed: %d\n", t.Seed)
+		fmt.Fprintf(&b, "    seed: %d\n", t.Seed)
 	}
 	if t.SkipMissing {
-		b.WriteString("  skipMissing: true\n")
+		b.WriteString("    skipMissing: true\n")
 	}
 	if t.PodReady != "" {
-		fmt.Fprintf(&b, "  podReady: %s\n", t.PodReady)
+		fmt.Fprintf(&b, "    podReady: %s\n", t.PodReady)
 	}
-	b.WriteString("  objects: |\n" + indentLines(t.Objects, "    "))
+	b.WriteString("    objects: |\n" + indentLines(t.Objects, "      "))
 	if len(t.Steps) > 0 {
-		b.WriteString("  steps:\n")
+		b.WriteString("    steps:\n")
 		for _, st := range t.Steps {
 			if st.Apply != "" {
-				b.WriteString("    - apply: |\n" + indentLines(st.Apply, "        "))
+				b.WriteString("      - apply: |\n" + indentLines(st.Apply, "          "))
 				continue
 			}
 			st.objects = nil
 			j, _ := jsonMarshal(st)
-			b.WriteString("    - " + j + "\n")
+			b.WriteString("      - " + j + "\n")
 		}
 	}
 	if len(t.Faults) > 0 {
-		b.WriteString("  faults: [" + joinNames(t.Faults, ", ") + "]\n")
+		b.WriteString("    faults: [" + joinNames(t.Faults, ", ") + "]\n")
 	}
 	return b.String()
 }
@@ -759,4 +760,21 @@ func init() {
 		steps:   []string{"image", "metadata", "meanwhile", "delete", "create", "release", "config-edit", "config-delete", "config-create", "repoint"},
 		objects: []string{"terminating-deployment", "foreign-metadata", "stale"},
 		world:   configWorld, step: configStep}
+}
+
+// GeneratedTests says how many generated scenarios a submit of the
+// exercise runs ("generated 1" .. "generated K"), 0 for none.
+func (e *Exercise) GeneratedTests() int {
+	if e.Suite.Generate == nil {
+		return 0
+	}
+	return e.Suite.Generate.Scenarios
+}
+
+// IsGeneratedTest says whether name is one of the exercise's generated
+// scenarios.
+func (e *Exercise) IsGeneratedTest(name string) bool {
+	n, ok := strings.CutPrefix(name, generatedPrefix)
+	i, err := strconv.Atoi(n)
+	return ok && err == nil && i >= 1 && i <= e.GeneratedTests() && name == generatedPrefix+strconv.Itoa(i)
 }

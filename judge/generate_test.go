@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,5 +126,70 @@ func TestGeneratedScenariosCatchBugs(t *testing.T) {
 				t.Logf("caught: %s", strings.SplitN(fails[1][0], "\n", 2)[0])
 			}
 		})
+	}
+}
+
+// A failing generated scenario comes back shrunk and printed; the print
+// parses back to the same scenario, fails the same way when replayed
+// alone (judge test --scenario) and when pasted into tests.yaml, and the
+// verdict is byte-identical when judged again.
+func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
+	eng := engine(t)
+	ex, err := catalog(t).Find("171")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := os.ReadFile("testdata/gen/171-counts-terminating.go")
+	judgeIt := func(sub Submission) (*verdict.Verdict, string) {
+		eng.mu.Lock()
+		eng.verdicts = newLRU[*verdict.Verdict](maxCachedVerdicts) // judge again, not from the cache
+		eng.mu.Unlock()
+		v := eng.Judge(context.Background(), sub)
+		c := *v
+		c.Timings = verdict.Timings{}
+		b, _ := json.Marshal(&c)
+		return v, string(b)
+	}
+	sub := Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 3}
+	v, js := judgeIt(sub)
+	if _, again := judgeIt(sub); again != js {
+		t.Fatal("the same code and seed gave two different verdicts")
+	}
+	first := v.FirstFailure()
+	if !ex.IsGeneratedTest(first.Name) || first.Shrunk == nil || first.Scenario == "" {
+		t.Fatalf("want a shrunk generated scenario first, got %+v", first)
+	}
+	orig := generatedTests(ex.Suite, 3, first.Name)[0]
+	sc, err := ParseScenario("printed", []byte(first.Scenario))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, first.Scenario)
+	}
+	if sc.YAML() != first.Scenario {
+		t.Fatalf("parsed back, it prints otherwise:\n%s\nvs\n%s", sc.YAML(), first.Scenario)
+	}
+	if size := func(t *Test) int { return len(t.Steps) + len(t.objects) + len(t.Faults) }; size(sc) >= size(orig) {
+		t.Errorf("not shrunk: %d steps, %d objects, %d faults (from %d, %d, %d)",
+			len(sc.Steps), len(sc.objects), len(sc.Faults), len(orig.Steps), len(orig.objects), len(orig.Faults))
+	}
+	// Replayed alone, at another seed: its own seed makes the same run.
+	rv, _ := judgeIt(Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 99, Scenario: []byte(first.Scenario)})
+	if len(rv.Tests) != 1 || rv.Tests[0].Oracle != first.Oracle || rv.Tests[0].Message != first.Message {
+		t.Fatalf("replayed: %+v\nwant %s: %s", rv.Tests, first.Oracle, first.Message)
+	}
+	// Pasted under tests: as it is.
+	src, err := os.ReadFile("../exercises/controller-pattern/171-reconcile-loop/tests.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(src), "\nmutants:")
+	pasted := string(src[:i]) + "\n" + first.Scenario + string(src[i:])
+	s, err := ParseSuite("tests.yaml", []byte(pasted))
+	if err != nil {
+		t.Fatalf("pasted: %v", err)
+	}
+	pt := s.Tests[len(s.Tests)-1]
+	mod := compile(t, eng, code, "bug.go")
+	if r := runTest(context.Background(), startWasm(eng.rt, mod), &Exercise{Number: 171, Slug: ex.Slug, Suite: s}, pt, 5, "bug.go"); r.Oracle != first.Oracle || r.Message != first.Message {
+		t.Fatalf("pasted and run: %s: %s\nwant %s: %s", r.Oracle, r.Message, first.Oracle, first.Message)
 	}
 }

@@ -24,7 +24,8 @@ func cmdTest(args []string) int {
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
 	faults := fs.String("faults", "", "replace the tests' planned faults with this comma-separated `LIST` (none for no faults)")
 	listTests := fs.Bool("list", false, "list the tests: name, sample or not, planned faults")
-	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE] [--run] [--seed N] [--test NAME] [--faults LIST] [--json] | test ID --list")
+	scenario := fs.String("scenario", "", "run only the test in `FILE` (tests.yaml syntax): a generated scenario a verdict printed")
+	ex, rest, rc := findExercise(fs, dir, args, 2, "test ID [FILE] [--run] [--seed N] [--test NAME | --scenario FILE] [--faults LIST] [--json] | test ID --list")
 	if ex == nil {
 		return rc
 	}
@@ -35,6 +36,20 @@ func cmdTest(args []string) int {
 	// A mistyped name or fault is found now, not after a build.
 	if msg := checkTestFlags(ex, *only, *runOnly, *faults); msg != "" {
 		return usageErr("%s", msg)
+	}
+	var scenarioYAML []byte
+	if *scenario != "" {
+		if *only != "" || *runOnly {
+			return usageErr("--scenario runs the one test in its file; it goes without --test and --run")
+		}
+		b, err := os.ReadFile(*scenario)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if _, err := judge.ParseScenario(*scenario, b); err != nil {
+			return fail("%v", err)
+		}
+		scenarioYAML = b
 	}
 	var file, given string
 	var err error
@@ -62,7 +77,7 @@ func cmdTest(args []string) int {
 	if *runOnly {
 		mode = verdict.ModeRun
 	}
-	sub := judge.Submission{Exercise: ex, Code: code, FileName: filepath.Base(file), Mode: mode, Seed: *seed, Only: *only}
+	sub := judge.Submission{Exercise: ex, Code: code, FileName: filepath.Base(file), Mode: mode, Seed: *seed, Only: *only, Scenario: scenarioYAML}
 	if *faults != "" {
 		sub.SetFaults = true
 		if *faults != "none" {
@@ -158,6 +173,16 @@ func printTest(w io.Writer, t *verdict.TestResult, replay func(string) string) {
 			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), replay(sh.Replay))
 		} else {
 			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), replay(sh.Replay))
+		}
+	}
+	if t.Scenario != "" {
+		what := "this scenario, as it ran"
+		if t.Shrunk != nil {
+			what = "the smallest scenario found that fails the same way"
+		}
+		fmt.Fprintf(w, "%s%s %s; save it to %s to replay it, or paste it under tests: in tests.yaml:\n", in, yellow("scenario:"), what, "scenario.yaml")
+		for _, l := range strings.Split(strings.TrimRight(t.Scenario, "\n"), "\n") {
+			fmt.Fprintf(w, "%s  %s\n", in, l)
 		}
 	}
 	if len(t.Trace) > 0 {

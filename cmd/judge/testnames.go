@@ -29,12 +29,15 @@ func printTestList(w io.Writer, ex *judge.Exercise) {
 		pad := strings.Repeat(" ", width-len([]rune(t.Name)))
 		fmt.Fprintf(w, "%s%s  %s  %s\n", t.Name, pad, kind, faults)
 	}
+	if k := ex.GeneratedTests(); k > 0 {
+		fmt.Fprintf(w, "generated 1 .. generated %d: scenarios drawn from the seed, in submit mode only\n", k)
+	}
 }
 
 // checkTestFlags checks --test and --faults against the exercise before
 // anything is built. A non-empty answer is a usage error to print.
 func checkTestFlags(ex *judge.Exercise, only string, runOnly bool, faults string) string {
-	if only != "" {
+	if only != "" && !ex.IsGeneratedTest(only) {
 		var found *judge.Test
 		for _, t := range ex.Suite.Tests {
 			if t.Name == only {
