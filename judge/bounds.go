@@ -69,7 +69,8 @@ func keepWithin(r *verdict.TestResult, used int) int {
 	if used+n > maxVerdictBytes-verdictReserve {
 		r.Message = clip(r.Message, 512)
 		r.Faults = nil
-		r.Cut = "This test's trace, timeline, output and faults are left out and its message is shortened: the verdict reached its " +
+		r.Scenario = "" // it replays by name, seed and --test
+		r.Cut = "This test's trace, timeline, output and faults (and scenario, if any) are left out and its message is shortened: the verdict reached its " +
 			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
 		n = size()
 	}
