@@ -228,8 +228,8 @@ func TestTestNamesAreCheckedBeforeBuilding(t *testing.T) {
 	dir := t.TempDir()
 	out, code := judgeCmd(t, dir, "test", "171", "--list")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if code != 0 || len(lines) != 17 {
-		t.Fatalf("--list: exit %d, %d lines; want 17 tests\n%s", code, len(lines), out)
+	if code != 0 || len(lines) != 18 || !strings.HasPrefix(lines[17], "generated 1 .. generated 6:") {
+		t.Fatalf("--list: exit %d, %d lines; want 17 tests and the generated ones\n%s", code, len(lines), out)
 	}
 	if l := lines[0]; !strings.HasPrefix(l, "scale up from zero ") || !strings.Contains(l, " sample ") || !strings.HasSuffix(l, "no faults") {
 		t.Errorf("--list, first line %q", l)
@@ -332,5 +332,58 @@ func TestInstructorAddInAFreshClone(t *testing.T) {
 	}
 	if out, code = judgeCmd(t, dir, "instructor", "list"); code != 0 || !strings.HasPrefix(out, "ada ") {
 		t.Errorf("list: exit %d\n%s", code, out)
+	}
+}
+
+// A generated scenario replays by name, and a scenario saved from a
+// verdict replays with --scenario; a broken scenario file is refused
+// before anything is built.
+func TestGeneratedScenariosReplay(t *testing.T) {
+	dir := t.TempDir()
+	sol, _ := judgeCmd(t, dir, "solution", "171")
+	file := filepath.Join(dir, "mine.go")
+	os.WriteFile(file, []byte(sol[strings.Index(sol, "package main"):]), 0o644)
+	out, rc := judgeCmd(t, dir, "test", "171", file, "--test", "generated 2", "--seed", "4")
+	if rc != 0 || !strings.Contains(out, "generated 2") || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("--test 'generated 2': exit %d\n%s", rc, out)
+	}
+	scenario := `  - name: "two Pods, one held"
+    seed: 7
+    objects: |
+      kind: Deployment
+      apiVersion: apps/v1
+      metadata: {name: web}
+      spec:
+        replicas: 2
+        selector: {matchLabels: {app: web}}
+        template:
+          metadata: {labels: {app: web}}
+          spec:
+            containers: [{name: web, image: "web:v1"}]
+        strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+      ---
+      kind: Pod
+      apiVersion: v1
+      metadata:
+        name: web-0a
+        labels: {app: web}
+        finalizers: [example.com/hold]
+        deletionTimestamp: "2026-01-01T00:00:00Z"
+        ownerReferences: [{kind: Deployment, name: web, controller: true}]
+      spec:
+        containers: [{name: web, image: "web:v1"}]
+      status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
+    steps:
+      - {"release": {"Pod/web-0a": ["example.com/hold"]}}
+`
+	sf := filepath.Join(dir, "scenario.yaml")
+	os.WriteFile(sf, []byte(scenario), 0o644)
+	out, rc = judgeCmd(t, dir, "test", "171", file, "--scenario", sf)
+	if rc != 0 || !strings.Contains(out, "two Pods, one held") || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("--scenario: exit %d\n%s", rc, out)
+	}
+	os.WriteFile(sf, []byte("  - name: x\n    steps: [{fail: Pod/first, delete: Pod/last}]\n"), 0o644)
+	if out, rc = judgeCmd(t, dir, "test", "171", file, "--scenario", sf); rc == 0 || !strings.Contains(out, "exactly one of") {
+		t.Fatalf("a broken scenario: exit %d\n%s", rc, out)
 	}
 }
