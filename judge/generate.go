@@ -124,12 +124,12 @@ func (gb *Generate) check(model string) error {
 	}
 	for _, k := range gb.StepKinds {
 		if !slices.Contains(f.steps, k) {
-			return fmt.Errorf("generate: step kind %q is none of %s", k, strings.Join(f.steps, ", "))
+			return fmt.Errorf("generate: step kind %q is none of the %s model's: %s", k, model, described(f.steps, genStepKinds))
 		}
 	}
 	for _, k := range gb.ObjectKinds {
 		if !slices.Contains(f.objects, k) {
-			return fmt.Errorf("generate: object kind %q is none of %s", k, strings.Join(f.objects, ", "))
+			return fmt.Errorf("generate: object kind %q is none of the %s model's: %s", k, model, described(f.objects, genObjectKinds))
 		}
 	}
 	for _, fl := range gb.Faults {
@@ -149,6 +149,15 @@ func (gb *Generate) check(model string) error {
 		gb.Deployments = Range{1, 2}
 	}
 	return nil
+}
+
+// described lists kinds with what each means.
+func described(kinds []string, words map[string]string) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = k + " (" + words[k] + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // gen is one scenario being drawn: the world as the steps will leave it
@@ -172,14 +181,14 @@ type gen struct {
 
 // genDep is a Deployment as the generator last left it.
 type genDep struct {
-	name             string
-	replicas         int
-	tag              string
-	surge, unavail   int
-	gone             bool // deleted (perhaps still held)
-	config           string
-	finalizer, entry bool // 173
-	pods             int  // 171/172: Pods seeded
+	name           string
+	replicas       int
+	tag            string
+	surge, unavail int
+	gone           bool // deleted (perhaps still held)
+	config         string
+	finalizer      bool // 173
+	pods           int  // 171/172: Pods seeded
 }
 
 func (g *gen) has(kind string) bool { return slices.Contains(g.cfg.ObjectKinds, kind) }

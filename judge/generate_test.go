@@ -193,3 +193,36 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 		t.Fatalf("pasted and run: %s: %s\nwant %s: %s", r.Oracle, r.Message, first.Oracle, first.Message)
 	}
 }
+
+func TestGenerateBlockIsChecked(t *testing.T) {
+	y := "controller: {for: Deployment}\nmodel: deployment\ngenerate: {scenarios: 2, stepKinds: [scale, config-edit]}\n" +
+		"tests:\n- name: t\n  sample: true\n  objects: \"\"\n"
+	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), `"config-edit" is none of the deployment model's: scale (change a Deployment's replicas)`) {
+		t.Fatalf("err = %v", err)
+	}
+	y = strings.Replace(y, "name: t\n", "name: generated 1\n", 1)
+	y = strings.Replace(y, ", config-edit", "", 1)
+	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "kept for generated scenarios") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The same seed draws the same scenarios, printed byte for byte; another
+// seed draws others.
+func TestGenerationIsSeeded(t *testing.T) {
+	for _, ex := range catalog(t).Exercises {
+		draw := func(seed uint64) string {
+			var b strings.Builder
+			for _, gt := range generatedTests(ex.Suite, seed, "") {
+				b.WriteString(gt.YAML())
+			}
+			return b.String()
+		}
+		if a, b := draw(7), draw(7); a != b || a == draw(8) {
+			t.Errorf("%s: seed 7 twice equal %v, seed 8 differs %v", ex.ID(), a == b, a != draw(8))
+		}
+		if g := generatedTests(ex.Suite, 7, "generated 2"); len(g) != 1 || g[0].YAML() != generatedTests(ex.Suite, 7, "")[1].YAML() {
+			t.Errorf("%s: generated 2 alone differs from generated 2 among all", ex.ID())
+		}
+	}
+}
