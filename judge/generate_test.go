@@ -181,13 +181,14 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := strings.Index(string(src), "\nmutants:")
-	pasted := string(src[:i]) + "\n" + first.Scenario + string(src[i:])
+	i := strings.Index(string(src), "\ntests:\n") + len("\ntests:") // as the first test
+
+	pasted := string(src[:i]) + "\n" + strings.TrimSuffix(first.Scenario, "\n") + string(src[i:])
 	s, err := ParseSuite("tests.yaml", []byte(pasted))
 	if err != nil {
 		t.Fatalf("pasted: %v", err)
 	}
-	pt := s.Tests[len(s.Tests)-1]
+	pt := s.Tests[0]
 	mod := compile(t, eng, code, "bug.go")
 	if r := runTest(context.Background(), startWasm(eng.rt, mod), &Exercise{Number: 171, Slug: ex.Slug, Suite: s}, pt, 5, "bug.go"); r.Oracle != first.Oracle || r.Message != first.Message {
 		t.Fatalf("pasted and run: %s: %s\nwant %s: %s", r.Oracle, r.Message, first.Oracle, first.Message)
