@@ -222,13 +222,24 @@ func checkCorpusFile(t *testing.T, f corpusFile, r *corpusResult, escapes map[st
 		t.Errorf("%s is correct (%s) but was rejected at seeds %v (first oracles %v): a judge bug; tell the lead, this file is not wrong",
 			f.key(), f.what, r.failedAt, r.oracles)
 	case f.bug && listed && caught:
-		t.Errorf("%s is now caught at every seed (%s): remove it from %s", f.key(), strings.Join(slices.Compact(slices.Clone(r.oracles)), ", "), escapesFile)
+		t.Errorf("%s is now caught at every seed (%s): remove it from %s", f.key(), strings.Join(uniq(r.oracles), ", "), escapesFile)
 	case f.bug && !listed && !caught:
 		t.Errorf("%s (%s) escapes at seeds %v, caught only at %v: the judge lost power (or list it in %s with a reason)",
 			f.key(), f.what, missingSeeds(r.failedAt), r.failedAt, escapesFile)
 	case f.bug && listed:
 		t.Logf("%s still escapes at seeds %v (listed: %s)", f.key(), missingSeeds(r.failedAt), reason)
 	}
+}
+
+// uniq keeps the first of each string, in order.
+func uniq(l []string) []string {
+	var out []string
+	for _, s := range l {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func missingSeeds(failed []uint64) []uint64 {
@@ -279,7 +290,7 @@ func corpusTable(files []corpusFile, results map[string]*corpusResult, escapes m
 		}
 		oracle := "-"
 		if n > 0 {
-			oracle = strings.Join(slices.Compact(slices.Clone(r.oracles)), ",")
+			oracle = strings.Join(uniq(r.oracles), ",")
 		}
 		listed := ""
 		if _, ok := escapes[f.key()]; ok {
