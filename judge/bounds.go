@@ -46,15 +46,23 @@ func (h *host) tooLarge(c ctrl.Call) ctrl.Reply {
 // tests: status, names, versions, counts.
 const verdictReserve = 4 << 10
 
+// cutTestBytes is what a test cut to its minimum (name, status, a
+// shortened message, the note that says so) may take. Room for that much
+// is kept for every test still to come, so that however many tests a
+// suite has, the last ones still fit once cut.
+const cutTestBytes = 2 << 10
+
 // keepWithin charges a test's result to the verdict budget (used so far,
 // in bytes of JSON) and returns the new total. A test that does not fit
 // loses its trace, timeline and output, then most of its message, and
 // says so in Cut. Tests are charged in order, so the first failures keep
 // everything and the later ones are cut first.
-func keepWithin(r *verdict.TestResult, used int) int {
+// left is the number of tests still to be charged after this one.
+func keepWithin(r *verdict.TestResult, used, left int) int {
 	size := func() int { b, _ := json.Marshal(r); return len(b) + 1 }
+	budget := maxVerdictBytes - verdictReserve - left*cutTestBytes
 	n := size()
-	if used+n <= maxVerdictBytes-verdictReserve {
+	if used+n <= budget {
 		return used + n
 	}
 	if len(r.Trace) > 0 || len(r.Timeline) > 0 || r.Output != "" {
@@ -66,7 +74,7 @@ func keepWithin(r *verdict.TestResult, used int) int {
 			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
 		n = size()
 	}
-	if used+n > maxVerdictBytes-verdictReserve {
+	if used+n > budget {
 		r.Message = clip(r.Message, 512)
 		r.Faults = nil
 		r.Scenario = "" // it replays by name, seed and --test

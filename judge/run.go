@@ -122,7 +122,7 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			tc.Name = t.Name + ", seed " + strconv.FormatUint(s.Seed, 10)
 			r.Scenario = tc.YAML()
 		}
-		used = keepWithin(&results[i], used)
+		used = keepWithin(&results[i], used, len(tests)-i-1)
 		progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
 	}
 	return results
