@@ -21,7 +21,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts.
-const EngineVersion = "ctrljudge-9" // 9: room is kept for every later test in the verdict budget; 173's conflict-on-release test expects no write list; 8: named tests for each object kind generated scenarios draw (template labels beyond the selector, a 172 Deployment with no Pods or being deleted, other template annotations in 174); 7: new named tests in 171 and 173 (terminating Deployment, maxUnavailable 2, an unready Pod, a registry without data, a conflict on the finalizer's removal); 6: generated scenarios in submit mode; 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
+const EngineVersion = "ctrljudge-10" // 9: room is kept for every later test in the verdict budget; 173's conflict-on-release test expects no write list; 8: named tests for each object kind generated scenarios draw (template labels beyond the selector, a 172 Deployment with no Pods or being deleted, other template annotations in 174); 7: new named tests in 171 and 173 (terminating Deployment, maxUnavailable 2, an unready Pod, a registry without data, a conflict on the finalizer's removal); 6: generated scenarios in submit mode; 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1

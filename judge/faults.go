@@ -28,6 +28,7 @@ var faultPolicies = map[verdict.Fault]faultPolicy{
 	verdict.FaultManualDelete: {0.15, 2, 2},
 	verdict.FaultStaleRead:    {0.3, 3, 2},
 	verdict.FaultConflict:     {0.3, 4, 2},
+	verdict.FaultServerError:  {0.1, 3, 4},
 }
 
 // faultPlan decides when a test's planned faults fire and writes down
@@ -48,13 +49,20 @@ type faultPlan struct {
 	// fire and were followed by another stored write in the same call:
 	// where a crash would have cut a call in two.
 	midCall []int
+	// serverCalls counts the server-error opportunities of each kind of
+	// API call (get, list, create, ...), and serverHit the kinds a server
+	// error did hit, so that a rerun can aim one at each kind missed.
+	serverCalls map[string]int
+	serverHit   map[string]bool
+	serverAt    map[string]int // a kind's opportunity at which a server error is forced
 }
 
 // newFaultPlan draws, from rng and in the test's order, the opportunity
 // at which each planned class fires for sure.
 func newFaultPlan(rng *rand.Rand, planned []verdict.Fault) *faultPlan {
 	p := &faultPlan{rng: rng, planned: map[verdict.Fault]bool{}, sure: map[verdict.Fault]int{},
-		chance: map[verdict.Fault]int{}, fired: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}}
+		chance: map[verdict.Fault]int{}, fired: map[verdict.Fault]int{}, force: map[verdict.Fault]int{},
+		serverCalls: map[string]int{}, serverHit: map[string]bool{}, serverAt: map[string]int{}}
 	for _, f := range planned {
 		p.planned[f] = true
 		p.sure[f] = rng.IntN(faultPolicies[f].sureWithin)
@@ -79,6 +87,9 @@ func (p *faultPlan) pin(pins *faultPins) {
 			p.force[f] = n
 		}
 	}
+	for call, n := range pins.serverAt {
+		p.serverAt[call] = n
+	}
 }
 
 // faultPins are what the reruns of a test fix in its fault plan.
@@ -86,10 +97,14 @@ type faultPins struct {
 	sure     map[verdict.Fault]int // each class's sure point
 	force    map[verdict.Fault]int // an opportunity each class fires at regardless
 	triedMid bool                  // a crash between two writes of a call was forced
+	// serverAt forces a server error at one opportunity of each kind of
+	// API call the first run's server errors missed.
+	serverAt    map[string]int
+	triedServer bool
 }
 
 func newFaultPins() *faultPins {
-	return &faultPins{sure: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}}
+	return &faultPins{sure: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}, serverAt: map[string]int{}}
 }
 
 // missed lists, in verdict.Faults order, the planned classes that had an
@@ -126,6 +141,36 @@ func (p *faultPlan) maybe(f verdict.Fault) bool {
 	return true
 }
 
+// maybeServerError decides whether the server-error fault fails this API
+// call, of the kind call ("get", "list", "create", ...). At most one call
+// of a Reconcile fails (busy says one did), so that a second failure
+// cannot hide what the controller did with the first. A kind's forced
+// opportunity fires at the first of its calls from there on that no other
+// failure in the same Reconcile hides.
+func (p *faultPlan) maybeServerError(call string, busy bool) bool {
+	if !p.on || !p.planned[verdict.FaultServerError] {
+		return false
+	}
+	n := p.serverCalls[call]
+	p.serverCalls[call]++
+	if busy {
+		return false
+	}
+	fire := p.maybe(verdict.FaultServerError)
+	if k, ok := p.serverAt[call]; ok && n >= k && !p.serverHit[call] && !fire {
+		p.fired[verdict.FaultServerError]++
+		fire = true
+	}
+	if fire {
+		p.serverHit[call] = true
+	}
+	return fire
+}
+
+// serverCallKinds are the kinds of API call a server error can hit, in
+// the order reruns aim at them.
+var serverCallKinds = []string{"get", "list", "create", "update", "update-status", "delete"}
+
 // note writes down a fault that fired.
 func (p *faultPlan) note(words string) { p.log = append(p.log, words) }
 
@@ -159,7 +204,10 @@ func joinNames[T ~string](xs []T, sep string) string {
 // pinned to one of them. Then, once, a crash after a write is forced at
 // one of the points where it would have cut a call between two writes, if
 // no crash did: the intermediate state such a crash leaves is what
-// crash-after-write is for. The fault plan draws everything it drew
+// crash-after-write is for. Last, once, a server error is forced at one
+// opportunity of each kind of API call (get, list, create, ...) that no
+// server error hit, since a controller may pass on the failure of one
+// call and swallow another's. The fault plan draws everything it drew
 // before, so the next run is the same run up to the first pinned or forced
 // opportunity, where that class fires.
 func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
@@ -174,6 +222,15 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 		pins.triedMid = true
 		pins.force[verdict.FaultCrashAfter] = mid[rng.IntN(len(mid))]
 		return true
+	}
+	if p := s.faults; p.planned[verdict.FaultServerError] && !pins.triedServer {
+		pins.triedServer = true
+		for _, call := range serverCallKinds {
+			if n := p.serverCalls[call]; n > 0 && !p.serverHit[call] {
+				pins.serverAt[call] = rng.IntN(n)
+			}
+		}
+		return len(pins.serverAt) > 0
 	}
 	return false
 }

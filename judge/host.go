@@ -2,6 +2,7 @@ package judge
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,9 +28,14 @@ type host struct {
 	// conflicted names the objects whose last write in this call failed
 	// with a Conflict, for the rule that a lost write is not success.
 	conflicted []string
-	raced      bool       // the conflict fault's other writer acted in this call
-	crashOpp   int        // the crash-after-write opportunity of the last stored write, or -1
-	result     *ctrl.Call // what Reconcile returned, once it reports it
+	raced      bool // the conflict fault's other writer acted in this call
+	// unanswered names the API calls of this call that failed with a
+	// server error and were not made again with an answer, for the rule
+	// that a failure is passed on.
+	unanswered  []string
+	serverErred bool       // a server error failed one of this call's API calls
+	crashOpp    int        // the crash-after-write opportunity of the last stored write, or -1
+	result      *ctrl.Call // what Reconcile returned, once it reports it
 
 	traffic int // bytes of calls and replies, against maxTrafficBytes
 }
@@ -38,6 +44,7 @@ type host struct {
 func (h *host) begin(key string) {
 	h.reconciles++
 	h.n, h.key, h.calls, h.writes, h.stored, h.failed, h.conflicted, h.raced, h.crashOpp, h.result = h.reconciles, key, 0, 0, nil, 0, nil, false, -1, nil
+	h.unanswered, h.serverErred = nil, false
 }
 
 // HandleCall implements sandbox.Host.
@@ -65,6 +72,13 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		return nil, err
 	}
 	var r ctrl.Reply
+	if name, ok := apiCallName(&c); ok {
+		if e := s.serverError(c.Op, name); e != nil {
+			r.Err = e
+			return h.reply(c.Op, &r)
+		}
+		h.unanswered = slices.DeleteFunc(h.unanswered, func(n string) bool { return n == name })
+	}
 	switch c.Op {
 	case ctrl.OpRequest:
 		ns, name, _ := strings.Cut(h.key, "/")
@@ -90,4 +104,26 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		}
 	}
 	return h.reply(c.Op, &r)
+}
+
+// apiCallName names a call that goes to the API server, as a learner's
+// code makes it: "Get of Deployment web", "List of Pods", "create of Pod
+// web-…". It reports false for the calls that do not (Log, Now, ...).
+func apiCallName(c *ctrl.Call) (string, bool) {
+	switch c.Op {
+	case ctrl.OpGet:
+		return "Get of " + string(c.Kind) + " " + shown(c.Key.Name), true
+	case ctrl.OpList:
+		return "List of " + string(c.Kind) + "s", true
+	case ctrl.OpDelete:
+		return "delete of " + string(c.Kind) + " " + shown(c.Key.Name), true
+	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus:
+		m := c.Object.GetObjectMeta()
+		name := m.Name
+		if name == "" {
+			name = m.GenerateName + "…"
+		}
+		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + shown(name), true
+	}
+	return "", false
 }

@@ -296,6 +296,10 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
 		s.failf(verdict.OracleSwallowedConflict, "Reconcile #"+n+" of "+key+"'s write of "+h.conflicted[0]+" failed with a Conflict, and the call "+
 			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read.")
+	case rules.PassOnErrors && !r.HasError && r.RequeueAfter == 0 && len(h.unanswered) > 0:
+		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
+			"returned no error, as if it had worked: the request is dropped until some other event brings it back. "+
+			"Return the error, so that the request is tried again with growing delays.")
 	case rules.NoRequeue && r.RequeueAfter > 0:
 		s.failf(verdict.OracleRequeue, "Reconcile #"+n+" of "+key+" asked to be called again after "+r.RequeueAfter.String()+
 			" (RequeueAfter). This exercise's controller never requeues itself: the events of what it watches bring it back, so return an empty ctrl.Result.")
@@ -437,6 +441,37 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		return ctrl.Reply{}, nil
 	}
 	return ctrl.Reply{Object: after}, nil
+}
+
+// serverError is the server-error fault: the API server fails the call
+// named name, of kind op, for a moment, having read or written nothing.
+// It returns nil when the fault does not fire.
+func (s *sim) serverError(op ctrl.Op, name string) *ctrl.StatusError {
+	kind := "get"
+	switch op {
+	case ctrl.OpList:
+		kind = "list"
+	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus, ctrl.OpDelete:
+		kind = verbs[op]
+	}
+	h := s.host
+	if !s.faults.maybeServerError(kind, h.serverErred) {
+		return nil
+	}
+	h.serverErred = true
+	if !slices.Contains(h.unanswered, name) {
+		h.unanswered = append(h.unanswered, name)
+	}
+	// The two answers alternate, so that a controller that tells one
+	// transient error from another meets both.
+	e := apiErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
+	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
+		e = apiErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
+	}
+	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
+		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
+	s.rec.logf("controller", name, " → ", e.Reason, ": ", e.Message)
+	return e
 }
 
 // The conflict fault's other writer marks the objects it changes with a

@@ -77,6 +77,11 @@ type Rules struct {
 	// that stored no write of that object after it, returns an error
 	// (verdict.OracleSwallowedConflict).
 	PassOnConflicts bool `json:"passOnConflicts,omitempty"`
+	// PassOnErrors: a call in which an API call failed with a server
+	// error (the server-error fault), and that did not make the same call
+	// again with success, returns an error or asks to be called again
+	// (verdict.OracleSwallowedError).
+	PassOnErrors bool `json:"passOnErrors,omitempty"`
 	// NoRequeue: a call never asks to be called again (RequeueAfter).
 	NoRequeue bool `json:"noRequeue,omitempty"`
 	// KeepForeignMetadata: labels, annotations, finalizers and owner

@@ -9,6 +9,9 @@ const (
 	ReasonConflict      = "Conflict"
 	ReasonInvalid       = "Invalid"
 	ReasonInternal      = "InternalError"
+	// ReasonServiceUnavailable is an API server too busy to answer for a
+	// moment; trying again later works.
+	ReasonServiceUnavailable = "ServiceUnavailable"
 	// ReasonForbidden is a write refused by policy, such as a quota on the
 	// number or size of objects (HTTP 403, "exceeded quota").
 	ReasonForbidden = "Forbidden"
@@ -50,6 +53,14 @@ func IsInvalid(err error) bool { return reasonOf(err) == ReasonInvalid }
 // IsForbidden reports whether err says the write was refused by policy,
 // such as an exceeded quota: retrying the same write will not help.
 func IsForbidden(err error) bool { return reasonOf(err) == ReasonForbidden }
+
+// IsServiceUnavailable reports whether err says the API server was too
+// busy to answer: nothing was read or written, and a retry may work.
+func IsServiceUnavailable(err error) bool { return reasonOf(err) == ReasonServiceUnavailable }
+
+// IsInternalError reports whether err says the API server failed to
+// answer: nothing was read or written, and a retry may work.
+func IsInternalError(err error) bool { return reasonOf(err) == ReasonInternal }
 
 // IsRequestEntityTooLarge reports whether err says the object or request
 // was larger than the server accepts.

@@ -111,6 +111,7 @@ const (
 	OracleWritesPerCall     Oracle = "writes_per_call"    // one call stored more writes than the statement allows
 	OracleMadeUpError       Oracle = "made_up_error"      // an error returned although no API call failed
 	OracleSwallowedConflict Oracle = "swallowed_conflict" // a write lost to a Conflict, and no error returned
+	OracleSwallowedError    Oracle = "swallowed_error"    // an API call failed with a server error, and no error returned
 	OracleRequeue           Oracle = "requeue"            // a requeue asked for where the statement says none
 	OracleForeignMetadata   Oracle = "foreign_metadata"   // a write lost metadata that another actor had set
 	// OracleNotJudged marks a test a wall-clock safety net stopped. It
@@ -121,7 +122,7 @@ const (
 
 // Oracles lists every Oracle.
 var Oracles = []Oracle{OracleConvergence, OracleIdempotency, OracleSafety, OracleWrites, OracleReference, OracleErrors,
-	OracleWritesPerCall, OracleMadeUpError, OracleSwallowedConflict, OracleRequeue, OracleForeignMetadata, OracleBudget, OracleRuntime, OracleTimeout, OracleMemory, OracleOutput, OracleSetup, OracleNotJudged}
+	OracleWritesPerCall, OracleMadeUpError, OracleSwallowedConflict, OracleSwallowedError, OracleRequeue, OracleForeignMetadata, OracleBudget, OracleRuntime, OracleTimeout, OracleMemory, OracleOutput, OracleSetup, OracleNotJudged}
 
 var oracleWords = map[Oracle][3]string{
 	OracleConvergence: {"Convergence",
@@ -151,6 +152,9 @@ var oracleWords = map[Oracle][3]string{
 	OracleSwallowedConflict: {"Swallowed conflict",
 		"A write failed with a Conflict, and Reconcile returned no error, as if it had worked.",
 		"A Conflict means your write did not happen: return the error (or read again and retry), never nil."},
+	OracleSwallowedError: {"Swallowed error",
+		"A call to the cluster failed with a server error, and Reconcile returned no error, as if it had worked.",
+		"After any error other than the ones your rules handle (such as NotFound), return it: the request comes back with growing delays until the cluster answers."},
 	OracleRequeue: {"Requeue",
 		"Reconcile asked to be called again (RequeueAfter) where the exercise says it never should.",
 		"Return an empty ctrl.Result: the events of the objects you watch bring the controller back when something changes."},
@@ -233,11 +237,12 @@ const (
 	FaultManualDelete Fault = "manual-delete"     // a user deletes a Pod
 	FaultStaleRead    Fault = "stale-read"        // the cache lags the controller's own writes by a reconcile
 	FaultConflict     Fault = "conflict"          // another writer changes the object first; the update meets a real 409
+	FaultServerError  Fault = "server-error"      // an API call fails for a moment with 500 or 503
 )
 
 // Faults lists every Fault, in the order verdicts name them.
 var Faults = []Fault{FaultRestart, FaultCrashAfter, FaultDuplicate, FaultCoalesce,
-	FaultMissedEvent, FaultPodFailure, FaultManualDelete, FaultStaleRead, FaultConflict}
+	FaultMissedEvent, FaultPodFailure, FaultManualDelete, FaultStaleRead, FaultConflict, FaultServerError}
 
 var faultWords = map[Fault][2]string{
 	FaultRestart:      {"Restart", "A restart loses everything the controller kept in memory; Reconcile must work from what it reads."},
@@ -249,6 +254,7 @@ var faultWords = map[Fault][2]string{
 	FaultManualDelete: {"Manual delete", "Someone can delete a Pod by hand; the controller must notice and heal."},
 	FaultStaleRead:    {"Stale read", "The cache may not show the controller's own last write yet."},
 	FaultConflict:     {"Conflict", "Another writer changes the object just before an update, which then fails with a Conflict; read the object again and retry, or return the error, but never write your old copy over the other writer's change."},
+	FaultServerError:  {"Server error", "A call to the API server can fail for a moment (500 InternalError, 503 ServiceUnavailable) and read or write nothing; return the error so that the request is tried again, never carry on as if the call had worked."},
 }
 
 // Title is the fault class in a few words.
