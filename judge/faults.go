@@ -50,8 +50,9 @@ type faultPlan struct {
 	// where a crash would have cut a call in two.
 	midCall []int
 	// serverCalls counts the server-error opportunities of each kind of
-	// API call (get, list, create, ...), and serverHit the kinds a server
-	// error did hit, so that a rerun can aim one at each kind missed.
+	// API call ("get Deployment", "list Pod", ...), and serverHit the
+	// kinds a server error did hit, so that a rerun can aim one at each
+	// kind missed.
 	serverCalls map[string]int
 	serverHit   map[string]bool
 	serverAt    map[string]int // a kind's opportunity at which a server error is forced
@@ -142,7 +143,7 @@ func (p *faultPlan) maybe(f verdict.Fault) bool {
 }
 
 // maybeServerError decides whether the server-error fault fails this API
-// call, of the kind call ("get", "list", "create", ...). At most one call
+// call, of the kind call ("get Deployment", "list Pod", ...). At most one call
 // of a Reconcile fails (busy says one did), so that a second failure
 // cannot hide what the controller did with the first. A kind's forced
 // opportunity fires at the first of its calls from there on that no other
@@ -166,10 +167,6 @@ func (p *faultPlan) maybeServerError(call string, busy bool) bool {
 	}
 	return fire
 }
-
-// serverCallKinds are the kinds of API call a server error can hit, in
-// the order reruns aim at them.
-var serverCallKinds = []string{"get", "list", "create", "update", "update-status", "delete"}
 
 // note writes down a fault that fired.
 func (p *faultPlan) note(words string) { p.log = append(p.log, words) }
@@ -205,7 +202,7 @@ func joinNames[T ~string](xs []T, sep string) string {
 // one of the points where it would have cut a call between two writes, if
 // no crash did: the intermediate state such a crash leaves is what
 // crash-after-write is for. Last, once, a server error is forced at one
-// opportunity of each kind of API call (get, list, create, ...) that no
+// opportunity of each kind of API call (get Deployment, list Pod, ...) that no
 // server error hit, since a controller may pass on the failure of one
 // call and swallow another's. The fault plan draws everything it drew
 // before, so the next run is the same run up to the first pinned or forced
@@ -225,8 +222,8 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	}
 	if p := s.faults; p.planned[verdict.FaultServerError] && !pins.triedServer {
 		pins.triedServer = true
-		for _, call := range serverCallKinds {
-			if n := p.serverCalls[call]; n > 0 && !p.serverHit[call] {
+		for _, call := range sortedKeys(p.serverCalls) {
+			if n := p.serverCalls[call]; !p.serverHit[call] {
 				pins.serverAt[call] = rng.IntN(n)
 			}
 		}

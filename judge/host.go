@@ -73,7 +73,7 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 	}
 	var r ctrl.Reply
 	if name, ok := apiCallName(&c); ok {
-		if e := s.serverError(c.Op, name); e != nil {
+		if e := s.serverError(&c, name); e != nil {
 			r.Err = e
 			return h.reply(c.Op, &r)
 		}
@@ -104,6 +104,21 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		}
 	}
 	return h.reply(c.Op, &r)
+}
+
+// callKind is the kind of an API call, by verb and object kind ("get
+// Deployment", "list Pod", "update ConfigMap"), for the server-error
+// fault's reruns, which aim at each kind.
+func callKind(c *ctrl.Call) string {
+	switch c.Op {
+	case ctrl.OpGet:
+		return "get " + string(c.Kind)
+	case ctrl.OpList:
+		return "list " + string(c.Kind)
+	case ctrl.OpDelete:
+		return "delete " + string(c.Kind)
+	}
+	return verbs[c.Op] + " " + string(c.Object.GetObjectKind())
 }
 
 // apiCallName names a call that goes to the API server, as a learner's

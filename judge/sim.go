@@ -446,16 +446,9 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 // serverError is the server-error fault: the API server fails the call
 // named name, of kind op, for a moment, having read or written nothing.
 // It returns nil when the fault does not fire.
-func (s *sim) serverError(op ctrl.Op, name string) *ctrl.StatusError {
-	kind := "get"
-	switch op {
-	case ctrl.OpList:
-		kind = "list"
-	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus, ctrl.OpDelete:
-		kind = verbs[op]
-	}
+func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
 	h := s.host
-	if !s.faults.maybeServerError(kind, h.serverErred) {
+	if !s.faults.maybeServerError(callKind(c), h.serverErred) {
 		return nil
 	}
 	h.serverErred = true
