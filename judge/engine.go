@@ -45,6 +45,9 @@ type Options struct {
 	// Progress, if set, hears of slow one-time preparation: the first use
 	// of a Go version compiles its standard library for WebAssembly.
 	Progress io.Writer
+	// noSnapshots starts every controller by running its module's
+	// initialisation (sandbox.Config.NoSnapshots): the tests compare.
+	noSnapshots bool
 }
 
 // Submission is one piece of learner code to judge.
@@ -109,7 +112,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go version: %w", err)
 	}
-	cfg := sandbox.Config{Interpreter: !opts.Compiler}
+	cfg := sandbox.Config{Interpreter: !opts.Compiler, NoSnapshots: opts.noSnapshots}
 	if opts.CacheDir != "" {
 		b.StateDir = filepath.Join(opts.CacheDir, "toolchain")
 		cfg.CacheDir = filepath.Join(opts.CacheDir, "wazero")

@@ -44,6 +44,9 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		panic(&protocolError{"message outside memory"})
 	}
 	msg := append([]byte(nil), view...) // the view dies with the next memory growth
+	if inst.rec != nil {
+		inst.rec.unfit = true // the host may answer differently next time
+	}
 	inst.pending = nil
 	reply, err := inst.host.HandleCall(op, msg)
 	if err != nil {
@@ -66,6 +69,9 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 func hostTake(ctx context.Context, m api.Module, stack []uint64) {
 	inst := instanceOf(ctx)
 	bufPtr, bufCap := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	if inst.rec != nil {
+		inst.rec.unfit = true
+	}
 	if inst.pending == nil {
 		panic(&protocolError{"take with no pending reply"})
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -40,11 +41,17 @@ type Config struct {
 	CacheDir string
 	// Interpreter selects wazero's interpreter instead of its compiler.
 	Interpreter bool
+	// NoSnapshots starts every instance by running the module's
+	// `_initialize`, never from a snapshot of an earlier instance's start
+	// (snapshot.go); the instances behave the same either way.
+	NoSnapshots bool
 }
 
 // Runtime compiles and instantiates modules. It is safe for concurrent use.
 type Runtime struct {
-	rt    wazero.Runtime
+	rt          wazero.Runtime
+	noSnapshots bool
+	restored    atomic.Int64 // instances started from a snapshot
 	cache wazero.CompilationCache
 	mu    sync.Mutex
 	mods  map[[32]byte]*compileResult
@@ -103,8 +110,12 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, err
 	}
-	return &Runtime{rt: rt, cache: cache, mods: map[[32]byte]*compileResult{}}, nil
+	return &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, cache: cache, mods: map[[32]byte]*compileResult{}}, nil
 }
+
+// SnapshotStarts is how many instances started from a snapshot of an
+// earlier instance's start rather than by running `_initialize`.
+func (r *Runtime) SnapshotStarts() int64 { return r.restored.Load() }
 
 // Close releases everything the runtime holds.
 func (r *Runtime) Close(ctx context.Context) error {
@@ -118,6 +129,7 @@ type Module struct {
 	cm    wazero.CompiledModule
 	Hash  [32]byte
 	entry *compileResult
+	snaps *snapshots // nil: every instance runs `_initialize`
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
@@ -150,8 +162,14 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// two cores two workers halve the time, more do not help.
 	// The module is keyed by the bytes built, and compiled with its data
 	// segments merged (wasmdata.go): the same memory at start, set up in
-	// a few copies instead of thousands.
-	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), mergeData(wasm))
+	// a few copies instead of thousands; and with its mutable globals
+	// exported, so that an instance's start can be copied (snapshot.go).
+	code, globals, dataEnd := exportGlobals(mergeData(wasm))
+	var snaps *snapshots
+	if globals != nil && !r.noSnapshots {
+		snaps = &snapshots{globals: globals, dataEnd: dataEnd}
+	}
+	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), code)
 	if err == nil {
 		err = checkImports(cm)
 	}
@@ -167,7 +185,7 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		r.mu.Unlock()
 		c.err = err
 	} else {
-		c.mod = &Module{cm: cm, Hash: h, entry: c}
+		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps}
 	}
 	close(c.done)
 	return c.mod, false, c.err
@@ -235,6 +253,10 @@ type Limits struct {
 	MaxOutputBytes int64
 	// Clock, if set, is the module's wall and monotonic clock (a virtual
 	// one, say); otherwise wazero's fake clock, which ticks per reading.
+	//
+	// Reading it must not move it: instances started at the same reading
+	// start alike (snapshot.go), so the Go runtime's start is copied from
+	// the first of them rather than run again.
 	Clock func() time.Time
 }
 
@@ -250,6 +272,9 @@ type Instance struct {
 	written int64              // bytes of output so far
 	flooded bool               // MaxOutputBytes was passed
 	cancel  context.CancelFunc // of the call under way
+	rec     *initRecord        // watches `_initialize` for a snapshot
+	stdout  io.Writer
+	stderrW io.Writer
 }
 
 type instanceKey struct{}
@@ -264,21 +289,44 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		out = io.Discard
 	}
 	counted := &outputMeter{inst: inst, w: out}
+	inst.stdout = counted
+	inst.stderrW = io.MultiWriter(counted, &inst.stderr)
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous, so any number may live at once
-		WithStartFunctions("_initialize").
-		WithStdout(counted).
-		WithStderr(io.MultiWriter(counted, &inst.stderr)).
+		WithStdout(&initWatch{inst, false}).
+		WithStderr(&initWatch{inst, true}).
 		WithStdin(bytes.NewReader(nil)).
 		WithRandSource(zeroReader{})
 	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
 	// no files, no environment, no host clock.
+	var snap *snapshot
 	if clock := lim.Clock; clock != nil {
-		cfg = cfg.WithWalltime(func() (int64, int32) {
+		if m.snaps != nil {
+			at := clock().UnixNano()
+			var watch bool
+			if snap, watch = m.snaps.lookup(at); snap != nil && !snap.fits(lim) {
+				snap = nil // it would not have started: start it the old way
+			} else if watch {
+				inst.rec = &initRecord{clock: at}
+			}
+		}
+		read := func() time.Time {
 			t := clock()
+			if inst.rec != nil && t.UnixNano() != inst.rec.clock {
+				inst.rec.unfit = true
+			}
+			return t
+		}
+		cfg = cfg.WithWalltime(func() (int64, int32) {
+			t := read()
 			return t.Unix(), int32(t.Nanosecond())
 		}, sys.ClockResolution(time.Millisecond)).
-			WithNanotime(func() int64 { return clock().UnixNano() }, sys.ClockResolution(time.Millisecond))
+			WithNanotime(func() int64 { return read().UnixNano() }, sys.ClockResolution(time.Millisecond))
+	}
+	if snap == nil {
+		cfg = cfg.WithStartFunctions("_initialize")
+	} else {
+		cfg = cfg.WithStartFunctions()
 	}
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
@@ -288,11 +336,46 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		return nil, inst.classify(ctx, err)
 	}
 	inst.mod = mod
+	if snap != nil {
+		if !snap.restore(m.snaps, inst, mod) {
+			inst.Close(context.Background())
+			return nil, errors.New("sandbox: an instance could not be started from its snapshot")
+		}
+		r.restored.Add(1)
+		return inst, nil
+	}
 	if err := inst.returnFuel(ctx); err != nil {
 		inst.Close(context.Background())
 		return nil, err
 	}
+	if rec := inst.rec; rec != nil {
+		inst.rec = nil
+		m.snaps.keep(rec, inst, mod)
+	}
 	return inst, nil
+}
+
+// stream is where the module's stdout or stderr goes.
+func (inst *Instance) stream(stderr bool) io.Writer {
+	if stderr {
+		return inst.stderrW
+	}
+	return inst.stdout
+}
+
+// initWatch is the module's stdout or stderr: while `_initialize` is
+// watched, what it writes is kept to be written again by the instances
+// started from its snapshot.
+type initWatch struct {
+	inst   *Instance
+	stderr bool
+}
+
+func (w *initWatch) Write(p []byte) (int, error) {
+	if rec := w.inst.rec; rec != nil {
+		rec.write(w.stderr, p)
+	}
+	return w.inst.stream(w.stderr).Write(p)
 }
 
 // returnFuel takes back the steps a finished call was granted but did not
@@ -346,7 +429,10 @@ func (m *outputMeter) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	return m.w.Write(p)
+	// The module is told all was written, whatever the caller's writer
+	// says: what it sees must not depend on where its output goes.
+	m.w.Write(p)
+	return len(p), nil
 }
 
 // Call calls an exported function taking no parameters and returns its

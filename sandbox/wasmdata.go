@@ -50,30 +50,8 @@ func mergeData(m []byte) []byte {
 	if start < 0 {
 		return m
 	}
-	count, k := uleb32(body)
-	if k == 0 {
-		return m
-	}
-	segs := make([]dataSegment, 0, count)
-	for range count {
-		// flags 0: active, memory 0; then i32.const N, end; then the bytes.
-		if k >= len(body) || body[k] != 0 || k+1 >= len(body) || body[k+1] != 0x41 {
-			return m
-		}
-		off, n := sleb32(body[k+2:])
-		k += 2 + n
-		if n == 0 || off < 0 || k >= len(body) || body[k] != 0x0b {
-			return m
-		}
-		size, n := uleb32(body[k+1:])
-		k += 1 + n
-		if n == 0 || k+int(size) > len(body) {
-			return m
-		}
-		segs = append(segs, dataSegment{uint32(off), body[k : k+int(size)]})
-		k += int(size)
-	}
-	if k != len(body) || len(segs) < 2 {
+	segs, ok := parseData(body)
+	if !ok || len(segs) < 2 {
 		return m
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].off < segs[j].off })
@@ -157,4 +135,33 @@ func appendSleb(b []byte, v int32) []byte {
 		}
 		b = append(b, c|0x80)
 	}
+}
+
+// parseData reads a data section's body, or says false when a segment is
+// not active in memory 0 at a constant offset.
+func parseData(body []byte) ([]dataSegment, bool) {
+	count, k := uleb32(body)
+	if k == 0 {
+		return nil, false
+	}
+	segs := make([]dataSegment, 0, min(count, uint32(len(body))))
+	for range count {
+		// flags 0: active, memory 0; then i32.const N, end; then the bytes.
+		if k >= len(body) || body[k] != 0 || k+1 >= len(body) || body[k+1] != 0x41 {
+			return nil, false
+		}
+		off, n := sleb32(body[k+2:])
+		k += 2 + n
+		if n == 0 || off < 0 || k >= len(body) || body[k] != 0x0b {
+			return nil, false
+		}
+		size, n := uleb32(body[k+1:])
+		k += 1 + n
+		if n == 0 || k+int(size) > len(body) {
+			return nil, false
+		}
+		segs = append(segs, dataSegment{uint32(off), body[k : k+int(size)]})
+		k += int(size)
+	}
+	return segs, k == len(body)
 }

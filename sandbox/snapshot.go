@@ -1,0 +1,453 @@
+package sandbox
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Starting an instance from a snapshot. A Go module's `_initialize` (the
+// runtime's start and every package initialiser) is the same work in every
+// instance, about 10 ms in wazero's interpreter, and a submission makes
+// dozens of instances. Its result is a pure function of the module and of
+// what the module read from outside while it ran: WASI's random bytes are
+// zeros and stdin is empty in every instance, so that leaves the clock
+// (the Go runtime seeds its random state from it when random_get gives
+// zeros), the host (ctrljudge.call), and the step and output limits
+// (which can only stop it). So the first instance started at a given
+// clock reading runs `_initialize` as before, and if it read nothing but
+// that one clock reading and asked the host nothing, the state it ends in
+// is kept: the linear memory and every mutable global, with the steps it
+// took and the output it wrote. Later instances at that clock reading
+// start from the copy: instantiated without a start function, the memory
+// and globals set, the steps charged and the output written again, in the
+// same pieces. Where the limits would have stopped `_initialize`, the
+// instance starts the old way and stops the same way. Measured:
+// RATIONALE.md, "Instances".
+//
+// wazero's API reaches only exported globals, so the module is compiled
+// with every mutable global it defines exported under a name of ours
+// (exportGlobals); Go's code cannot name a wasm export, let alone read one.
+// Tables and the rest of wazero's state need no copy: Go's code never
+// writes its table, and the WASI state (stdio, clock, random) is the
+// host's, the same for every instance.
+
+const (
+	// globalExportPrefix names the exports of a module's mutable globals.
+	globalExportPrefix = "ctrljudge.snapshot.global."
+	// maxSnapshotsPerModule bounds the clock readings a module keeps a
+	// snapshot for: a submission starts its instances at a handful of
+	// instants (171's reference solution: 56 instances, 9 instants).
+	maxSnapshotsPerModule = 32
+	// maxInitOutputBytes is the most output of `_initialize` a snapshot
+	// keeps to write again; more, and every instance runs it.
+	maxInitOutputBytes = 64 << 10
+	// chunkBytes is the unit a snapshot's memory is kept in: chunks all
+	// zero are not kept, and chunks equal to those of the module's first
+	// snapshot are shared with it.
+	chunkBytes = 4 << 10
+	// maxSnapshotBytes bounds the memory a module's snapshots hold, chunks
+	// shared counted once: 171's first is 2.4 MB, each further one a few
+	// KB, since only what the random seed touched differs.
+	maxSnapshotBytes = 8 << 20
+)
+
+// snapshots are the states a module's instances start from, one per clock
+// reading.
+type snapshots struct {
+	globals []string // export names of the mutable globals, in index order
+	dataEnd uint32   // memory below it holds data segments at instantiation
+	mu      sync.Mutex
+	byClock map[int64]*snapshot // nil: `_initialize` did something else there
+	first   *snapshot
+	bytes   int          // held by the snapshots
+	started atomic.Int64 // instances started from one
+}
+
+// snapshot is a module's state right after an instance started.
+type snapshot struct {
+	size    uint32   // memory size in bytes
+	chunks  [][]byte // chunkBytes each; nil: zero, and zero at instantiation
+	globals []uint64
+	steps   int64       // taken by `_initialize`
+	output  []initWrite // written by `_initialize`, in order
+}
+
+type initWrite struct {
+	stderr bool
+	p      []byte
+}
+
+// initRecord watches an instance's `_initialize` for anything that would
+// make its result differ from one instance to the next.
+type initRecord struct {
+	clock  int64 // the reading the instance started at, in ns
+	unfit  bool  // read another clock reading, or called the host
+	output []initWrite
+	bytes  int
+}
+
+func (r *initRecord) write(stderr bool, p []byte) {
+	r.bytes += len(p)
+	if r.bytes > maxInitOutputBytes {
+		r.unfit = true
+		return
+	}
+	r.output = append(r.output, initWrite{stderr, append([]byte(nil), p...)})
+}
+
+// lookup returns the snapshot for a clock reading, and whether the reading
+// is worth watching `_initialize` at (not yet known, and room to keep it).
+func (s *snapshots) lookup(clock int64) (*snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, known := s.byClock[clock]
+	return snap, !known && len(s.byClock) < maxSnapshotsPerModule
+}
+
+// keep takes the state of mod, just started by inst, as the snapshot for
+// rec's clock reading (or notes that there is none).
+func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
+	if rec.unfit {
+		s.mu.Lock()
+		if s.byClock == nil {
+			s.byClock = map[int64]*snapshot{}
+		}
+		if len(s.byClock) < maxSnapshotsPerModule {
+			s.byClock[rec.clock] = nil
+		}
+		s.mu.Unlock()
+		return
+	}
+	snap := &snapshot{steps: inst.steps, output: rec.output}
+	for _, name := range s.globals {
+		g := mod.ExportedGlobal(name)
+		if g == nil {
+			return
+		}
+		snap.globals = append(snap.globals, g.Get())
+	}
+	mem := mod.Memory()
+	buf, ok := mem.Read(0, mem.Size())
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	first := s.first
+	s.mu.Unlock()
+	snap.size = uint32(len(buf))
+	snap.chunks = make([][]byte, (len(buf)+chunkBytes-1)/chunkBytes)
+	held := 0
+	for i := range snap.chunks {
+		c := buf[i*chunkBytes : min((i+1)*chunkBytes, len(buf))]
+		switch {
+		case first != nil && i < len(first.chunks) && first.chunks[i] != nil && bytes.Equal(first.chunks[i], c):
+			snap.chunks[i] = first.chunks[i]
+		case isZero(c) && uint32(i*chunkBytes) >= s.dataEnd:
+			// zero at instantiation too
+		case isZero(c):
+			snap.chunks[i] = zeroChunk[:len(c)]
+		default:
+			snap.chunks[i] = append([]byte(nil), c...)
+			held += len(c)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byClock == nil {
+		s.byClock = map[int64]*snapshot{}
+	}
+	if _, known := s.byClock[rec.clock]; known || len(s.byClock) >= maxSnapshotsPerModule {
+		return // kept meanwhile by another instance, or no room
+	}
+	if s.bytes+held > maxSnapshotBytes {
+		s.byClock[rec.clock] = nil // too big: start these the old way
+		return
+	}
+	s.bytes += held
+	s.byClock[rec.clock] = snap
+	if s.first == nil {
+		s.first = snap
+	}
+}
+
+// fits says whether an instance under lim would have finished
+// `_initialize` as the snapshot's did: within its step budgets and output
+// limit.
+func (snap *snapshot) fits(lim Limits) bool {
+	if lim.CallSteps > 0 && snap.steps > lim.CallSteps {
+		return false
+	}
+	if b := lim.Steps; b != nil && snap.steps > b.Max-b.used {
+		return false
+	}
+	if lim.MaxOutputBytes > 0 {
+		n := 0
+		for _, w := range snap.output {
+			n += len(w.p)
+		}
+		if int64(n) > lim.MaxOutputBytes {
+			return false
+		}
+	}
+	return true
+}
+
+// restore sets mod, instantiated without a start function, to the
+// snapshot's state and charges inst what `_initialize` cost.
+func (snap *snapshot) restore(s *snapshots, inst *Instance, mod api.Module) bool {
+	mem := mod.Memory()
+	if size := mem.Size(); size < snap.size {
+		if _, ok := mem.Grow((snap.size - size) >> 16); !ok {
+			return false
+		}
+	}
+	buf, ok := mem.Read(0, snap.size)
+	if !ok || mem.Size() != snap.size {
+		return false
+	}
+	for i, c := range snap.chunks {
+		if c != nil {
+			copy(buf[i*chunkBytes:], c)
+		}
+	}
+	for i, name := range s.globals {
+		g, ok := mod.ExportedGlobal(name).(api.MutableGlobal)
+		if !ok {
+			return false
+		}
+		g.Set(snap.globals[i])
+	}
+	inst.steps = snap.steps
+	if b := inst.limits.Steps; b != nil {
+		b.used += snap.steps
+	}
+	for _, w := range snap.output {
+		inst.stream(w.stderr).Write(w.p)
+	}
+	s.started.Add(1)
+	return true
+}
+
+var zeroChunk [chunkBytes]byte
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// wasmSection is where a section of a module is: its id byte, its body,
+// its end.
+type wasmSection struct{ start, body, end int }
+
+// exportGlobals returns m with every mutable global it defines exported
+// as globalExportPrefix+index, those names, and where its data segments
+// end in memory; or m and nil when m is not of the plain shape this knows
+// (no imported globals, constant initialisers, an export section, active
+// data segments at constant offsets).
+func exportGlobals(m []byte) ([]byte, []string, uint32) {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return m, nil, 0
+	}
+	var imports, globals, exports, data *wasmSection
+	for i := 8; i < len(m); {
+		id := m[i]
+		size, n := uleb32(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			return m, nil, 0
+		}
+		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
+		switch id {
+		case 2:
+			imports = s
+		case 6:
+			globals = s
+		case 7:
+			exports = s
+		case 11:
+			data = s
+		case 12:
+			// A data count section: memory.init and data.drop may keep
+			// state in wazero that a copy of memory would not restore.
+			return m, nil, 0
+		}
+		i = s.end
+	}
+	if globals == nil || exports == nil || importsGlobal(m, imports) {
+		return m, nil, 0
+	}
+	dataEnd, ok := dataExtent(m, data)
+	if !ok {
+		return m, nil, 0
+	}
+	body := m[globals.body:globals.end]
+	count, k := uleb32(body)
+	if k == 0 {
+		return m, nil, 0
+	}
+	var names []string
+	var entries []byte
+	for idx := range count {
+		if k+2 > len(body) {
+			return m, nil, 0
+		}
+		mutable := body[k+1] == 1
+		k += 2
+		n := constExprLen(body[k:])
+		if n == 0 {
+			return m, nil, 0
+		}
+		k += n
+		if mutable {
+			name := globalExportPrefix + strconv.Itoa(int(idx))
+			names = append(names, name)
+			entries = appendUleb(entries, uint32(len(name)))
+			entries = append(entries, name...)
+			entries = append(entries, 3) // a global
+			entries = appendUleb(entries, idx)
+		}
+	}
+	if k != len(body) || len(names) == 0 {
+		return m, nil, 0
+	}
+	ebody := m[exports.body:exports.end]
+	ecount, k := uleb32(ebody)
+	if k == 0 {
+		return m, nil, 0
+	}
+	sec := appendUleb(nil, ecount+uint32(len(names)))
+	sec = append(sec, ebody[k:]...)
+	sec = append(sec, entries...)
+	out := make([]byte, 0, len(m)+len(entries)+8)
+	out = append(out, m[:exports.start]...)
+	out = append(out, 7)
+	out = appendUleb(out, uint32(len(sec)))
+	out = append(out, sec...)
+	out = append(out, m[exports.end:]...)
+	return out, names, dataEnd
+}
+
+// importsGlobal says whether the import section imports a global (which
+// would shift the index space), or cannot be read.
+func importsGlobal(m []byte, s *wasmSection) bool {
+	if s == nil {
+		return false
+	}
+	b := m[s.body:s.end]
+	count, k := uleb32(b)
+	if k == 0 {
+		return true
+	}
+	name := func() bool {
+		n, w := uleb32(b[k:])
+		if w == 0 || k+w+int(n) > len(b) {
+			return false
+		}
+		k += w + int(n)
+		return true
+	}
+	limits := func() bool {
+		if k >= len(b) {
+			return false
+		}
+		flag := b[k]
+		k++
+		for range 1 + int(flag&1) {
+			_, w := uleb32(b[k:])
+			if w == 0 {
+				return false
+			}
+			k += w
+		}
+		return true
+	}
+	for range count {
+		if !name() || !name() || k >= len(b) {
+			return true
+		}
+		kind := b[k]
+		k++
+		switch kind {
+		case 0: // function: a type index
+			_, w := uleb32(b[k:])
+			if w == 0 {
+				return true
+			}
+			k += w
+		case 1: // table: a reference type and limits
+			k++
+			if !limits() {
+				return true
+			}
+		case 2: // memory
+			if !limits() {
+				return true
+			}
+		default: // a global, or something newer
+			return true
+		}
+	}
+	return k != len(b)
+}
+
+// constExprLen is the length of a constant initialiser (one constant, then
+// end), or 0.
+func constExprLen(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := 0
+	switch b[0] {
+	case 0x41: // i32.const
+		_, n = sleb32(b[1:])
+	case 0x42: // i64.const
+		n = sleb64Len(b[1:])
+	case 0x43: // f32.const
+		n = 4
+	case 0x44: // f64.const
+		n = 8
+	default:
+		return 0
+	}
+	if n == 0 || 1+n >= len(b) || b[1+n] != 0x0b {
+		return 0
+	}
+	return n + 2
+}
+
+func sleb64Len(b []byte) int {
+	for i := 0; i < len(b) && i < 10; i++ {
+		if b[i]&0x80 == 0 {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// dataExtent is the end of the highest active data segment in memory
+// (0 without a data section), and false for any shape mergeData would
+// not merge either.
+func dataExtent(m []byte, s *wasmSection) (uint32, bool) {
+	if s == nil {
+		return 0, true
+	}
+	segs, ok := parseData(m[s.body:s.end])
+	if !ok {
+		return 0, false
+	}
+	var end uint64
+	for _, sg := range segs {
+		end = max(end, uint64(sg.off)+uint64(len(sg.init)))
+	}
+	if end > 1<<32-1 {
+		return 0, false
+	}
+	return uint32(end), true
+}

@@ -1,0 +1,291 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// snapLearner is an untrusted file whose package initialisers do what a
+// snapshot must reproduce: a package-level variable built by a loop (steps),
+// output on stdout and stderr, a clock reading, and, at odd seconds, a
+// question to the host. report shows the state the Go runtime started
+// with: map order and math/rand (seeded from the clock at start) and the
+// monotonic clock (counted from the start).
+const snapLearner = `package main
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"time"
+)
+
+var squares = build(3000)
+
+func build(n int) map[int]int {
+	m := map[int]int{}
+	for i := 0; i < n; i++ {
+		m[i] = i * i
+	}
+	return m
+}
+
+var started = time.Now()
+
+var calls int
+
+func init() {
+	fmt.Println("init: squares", len(squares), "at", started.UTC().Format(time.RFC3339Nano))
+	fmt.Fprintln(os.Stderr, "init: on stderr")
+	if started.Second()%2 == 1 {
+		fmt.Println("init: the host says", ask("odd"))
+	}
+}
+
+func next() int32 {
+	calls++
+	return int32(calls)
+}
+
+func report() {
+	var first []int
+	for k := range squares {
+		first = append(first, k)
+		if len(first) == 5 {
+			break
+		}
+	}
+	fmt.Println("map order", first, "rand", rand.Int63(), "now", time.Now().String(), "since start", time.Since(started))
+}
+`
+
+const snapGlue = `package main
+
+import "unsafe"
+
+//go:wasmimport ctrljudge call
+func hostCall(op uint32, msg unsafe.Pointer, msgLen uint32, buf unsafe.Pointer, bufCap uint32) uint32
+
+var reply [64]byte
+
+func ask(q string) string {
+	b := []byte(q)
+	n := hostCall(1, unsafe.Pointer(&b[0]), uint32(len(b)), unsafe.Pointer(&reply[0]), uint32(len(reply)))
+	return string(reply[:n])
+}
+
+//go:wasmexport next
+func exportNext() int32 { return next() }
+
+//go:wasmexport report
+func exportReport() { report() }
+
+func main() {}
+`
+
+var (
+	snapOnce sync.Once
+	snapWasm []byte
+	snapErr  error
+)
+
+func snapModule(t *testing.T, noSnapshots bool) (*Runtime, *Module) {
+	t.Helper()
+	_, _ = module(t) // skips with -short
+	snapOnce.Do(func() {
+		b, err := NewBuilder()
+		if err != nil {
+			snapErr = err
+			return
+		}
+		snapWasm, snapErr = b.Build(context.Background(), Program{
+			Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(snapGlue)},
+			Main:     []byte(snapLearner),
+			MainPath: "learner.go", MainName: "learner.go", Package: ".",
+		})
+	})
+	if snapErr != nil {
+		t.Fatal(snapErr)
+	}
+	rt, err := NewRuntime(context.Background(), Config{Interpreter: true, NoSnapshots: noSnapshots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	mod, _, err := rt.Compile(context.Background(), snapWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, mod
+}
+
+type countingHost struct{ calls int }
+
+func (h *countingHost) HandleCall(op uint32, msg []byte) ([]byte, error) {
+	h.calls++
+	return append([]byte("yes to "), msg...), nil
+}
+
+// snapStart is one instance of a scenario: the clock it starts at, its
+// limits, and the calls made if it starts.
+type snapStart struct {
+	what  string
+	at    time.Duration // after the epoch; the clock stays there unless tick
+	tick  bool          // each reading moves the clock on by 1 ms (not a Limits.Clock)
+	lim   Limits
+	calls []string
+}
+
+// transcript starts every instance of the scenario on rt and writes down
+// all that can be seen of it: errors, traps, output, steps charged, host
+// calls, what the calls return and print.
+func transcript(t *testing.T, rt *Runtime, mod *Module, starts []snapStart) []string {
+	var out []string
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, s := range starts {
+		var buf bytes.Buffer
+		host := &countingHost{}
+		lim := s.lim
+		lim.Output = &buf
+		now := epoch.Add(s.at)
+		lim.Clock = func() time.Time {
+			t := now
+			if s.tick {
+				now = now.Add(time.Millisecond)
+			}
+			return t
+		}
+		budget := lim.Steps
+		if budget == nil {
+			budget = &StepBudget{Max: 1 << 40}
+			lim.Steps = budget
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: ", s.what)
+		inst, err := mod.Instantiate(context.Background(), rt, host, lim)
+		fmt.Fprintf(&b, "start %s, %d steps", startError(err), budget.Used())
+		if err == nil {
+			for _, fn := range s.calls {
+				res, err := inst.Call(context.Background(), fn)
+				fmt.Fprintf(&b, "; %s %v %s, %d steps", fn, res, startError(err), budget.Used())
+			}
+			inst.Close(context.Background())
+		}
+		fmt.Fprintf(&b, "; %d host calls; output %q", host.calls, buf.String())
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func startError(err error) string {
+	var trap *Trap
+	if errors.As(err, &trap) {
+		return fmt.Sprintf("trap %s %q (steps %d, total %v)", trap.Kind, trap.Message, trap.Steps, trap.Total)
+	}
+	if err != nil {
+		return "error " + err.Error()
+	}
+	return "ok"
+}
+
+// An instance started from a snapshot is indistinguishable from one that
+// ran _initialize: same output, same steps charged, same state (its own
+// package variables, the runtime's random state and monotonic clock for
+// the instant it starts at), and the same traps where a limit would have
+// stopped _initialize. Instances at a clock reading where _initialize
+// asked the host, or saw the clock move, always run it.
+func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
+	rtOff, modOff := snapModule(t, true)
+	rtOn, modOn := snapModule(t, false)
+	if modOn.snaps == nil {
+		t.Fatal("a Go module's globals were not exported: no snapshots")
+	}
+
+	// The steps _initialize takes, and the output it writes.
+	first := &StepBudget{Max: 1 << 40}
+	var initOut bytes.Buffer
+	inst, err := modOff.Instantiate(context.Background(), rtOff, &countingHost{}, Limits{Steps: first, Output: &initOut,
+		Clock: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst.Close(context.Background())
+	initSteps := first.Used()
+	if initSteps < 3000 || !strings.Contains(initOut.String(), "init: squares 3000") {
+		t.Fatalf("_initialize took %d steps and wrote %q", initSteps, initOut.String())
+	}
+
+	calls := []string{"next", "next", "report"}
+	// Two instances fit in the shared budget, with the 8 steps of their
+	// calls; the third's _initialize does not, by one step.
+	shared := &StepBudget{Max: 3*initSteps + 2*8 - 1}
+	starts := []snapStart{
+		{what: "first at 0s", calls: calls},
+		{what: "again at 0s", calls: calls},
+		{what: "at 2s", at: 2 * time.Second, calls: calls},
+		{what: "again at 2s", at: 2 * time.Second, calls: calls},
+		{what: "at 1s, asks the host", at: time.Second, calls: calls},
+		{what: "again at 1s", at: time.Second, calls: calls},
+		{what: "a call's budget below _initialize's steps", lim: Limits{CallSteps: initSteps - 1}, calls: calls},
+		{what: "a call's budget of exactly its steps", lim: Limits{CallSteps: initSteps}, calls: []string{"next"}},
+		{what: "shared budget, 1", lim: Limits{Steps: shared}, calls: calls},
+		{what: "shared budget, 2", lim: Limits{Steps: shared}, calls: calls},
+		{what: "shared budget, 3", lim: Limits{Steps: shared}, calls: calls},
+		{what: "output limit below _initialize's output", lim: Limits{MaxOutputBytes: int64(initOut.Len() - 1)}},
+		{what: "output limit of exactly its output", lim: Limits{MaxOutputBytes: int64(initOut.Len())}, calls: []string{"next"}},
+		{what: "last at 0s", calls: calls},
+	}
+	off := transcript(t, rtOff, modOff, starts)
+	shared.used = 0
+	on := transcript(t, rtOn, modOn, starts)
+	for i := range starts {
+		if off[i] != on[i] {
+			t.Errorf("started as before:\n%s\nfrom a snapshot:\n%s", off[i], on[i])
+		} else {
+			t.Log(on[i])
+		}
+	}
+
+	// The transcripts show what they must, and the snapshots were used.
+	for _, want := range []string{
+		"first at 0s: start ok, " + fmt.Sprint(initSteps) + " steps; next [1] ok",
+		"again at 0s: start ok, " + fmt.Sprint(initSteps) + " steps; next [1] ok",
+		"at 1s, asks the host: start ok", "1 host calls", "init: the host says yes to odd",
+		"a call's budget below _initialize's steps: start trap fuel",
+		"shared budget, 3: start trap fuel", "total true",
+		"output limit below _initialize's output: start trap output_limit",
+		"init: on stderr",
+	} {
+		if !strings.Contains(strings.Join(on, "\n"), want) {
+			t.Errorf("no %q in the transcript", want)
+		}
+	}
+	if off[0][strings.Index(off[0], "map order"):] == off[2][strings.Index(off[2], "map order"):] {
+		t.Error("instances started 2 s apart report the same runtime state; the test cannot tell snapshots apart")
+	}
+	// Restored: again at 0s and 2s, the budget of exactly its steps,
+	// shared 1 and 2, the output limit of exactly its output, last at 0s.
+	if n := modOn.snaps.started.Load(); n != 7 {
+		t.Errorf("%d instances started from a snapshot, want 7", n)
+	}
+	if n := modOff.snaps; n != nil {
+		t.Error("NoSnapshots kept snapshots")
+	}
+
+	// A clock that moves as it is read breaks Limits.Clock's contract;
+	// where _initialize saw it move, it runs in every instance, as it did.
+	before := modOn.snaps.started.Load()
+	ticking := transcript(t, rtOn, modOn, []snapStart{
+		{what: "a clock that moves", at: 10 * time.Second, tick: true, calls: calls},
+		{what: "a clock that moves", at: 10 * time.Second, tick: true, calls: calls},
+	})
+	if n := modOn.snaps.started.Load(); n != before || ticking[0] != ticking[1] || !strings.Contains(ticking[1], "start ok") {
+		t.Errorf("with a moving clock, %d instances started from a snapshot:\n%s\n%s", n-before, ticking[0], ticking[1])
+	}
+}
