@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -95,9 +96,11 @@ var (
 	snapErr  error
 )
 
-func snapModule(t *testing.T, noSnapshots bool) (*Runtime, *Module) {
+func snapModule(t testing.TB, noSnapshots bool) (*Runtime, *Module) {
 	t.Helper()
-	_, _ = module(t) // skips with -short
+	if testing.Short() {
+		t.Skip("builds WebAssembly; skipped with -short")
+	}
 	snapOnce.Do(func() {
 		b, err := NewBuilder()
 		if err != nil {
@@ -287,5 +290,44 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	})
 	if n := modOn.snaps.started.Load(); n != before || ticking[0] != ticking[1] || !strings.Contains(ticking[1], "start ok") {
 		t.Errorf("with a moving clock, %d instances started from a snapshot:\n%s\n%s", n-before, ticking[0], ticking[1])
+	}
+}
+
+// BenchmarkStart starts an instance of the module above by running
+// _initialize, and from a snapshot:
+//
+//	go test -run '^$' -bench Start ./sandbox/
+//
+// START_WASM=file.wasm starts that module instead (a learner's, from the
+// judge's cache folder, say).
+func BenchmarkStart(b *testing.B) {
+	for _, mode := range []string{"initialize", "snapshot"} {
+		b.Run(mode, func(b *testing.B) {
+			var rt *Runtime
+			var mod *Module
+			if file := os.Getenv("START_WASM"); file != "" {
+				wasm, err := os.ReadFile(file)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rt, err = NewRuntime(context.Background(), Config{Interpreter: true, NoSnapshots: mode == "initialize"}); err != nil {
+					b.Fatal(err)
+				}
+				defer rt.Close(context.Background())
+				if mod, _, err = rt.Compile(context.Background(), wasm); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				rt, mod = snapModule(b, mode == "initialize")
+			}
+			clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+			for b.Loop() {
+				inst, err := mod.Instantiate(context.Background(), rt, &countingHost{}, Limits{Clock: clock})
+				if err != nil {
+					b.Fatal(err)
+				}
+				inst.Close(context.Background())
+			}
+		})
 	}
 }
