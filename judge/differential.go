@@ -690,11 +690,13 @@ func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 		r.e.mu.Lock()
 		r.e.refs.put(key, o)
 		r.e.mu.Unlock()
+		r.e.saveReference(key, o)
 	}
 }
 
 // observe returns the reference's observation of test t at seed: from
-// memory, from a concurrent run of the same, or by running the solution.
+// memory, from a concurrent run of the same, from CacheDir, or by running
+// the solution.
 func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
 	e, key := r.e, r.key(t, seed)
 	if key == "" {
@@ -721,7 +723,12 @@ func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observati
 		c := &refCall{done: make(chan struct{})}
 		e.refCalls[key] = c
 		e.mu.Unlock()
-		c.obs, c.err = r.run(ctx, t, seed)
+		var stored bool
+		if c.obs, stored = e.loadReference(key); !stored {
+			if c.obs, c.err = r.run(ctx, t, seed); c.err == nil {
+				e.saveReference(key, c.obs)
+			}
+		}
 		e.mu.Lock()
 		delete(e.refCalls, key)
 		if c.err == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,6 +124,34 @@ func TestReferenceFromAnySourceGivesTheSameVerdict(t *testing.T) {
 		outs = append(outs, judge(eng))
 		code = code[:len(code)-1]
 		eng.Close()
+	}
+	// From CacheDir: a second engine (a second CLI run) finds every
+	// reference stored by the first and runs no solution at all; a
+	// damaged file is run again and replaced.
+	dir := t.TempDir()
+	for round := 0; round < 3; round++ {
+		eng, err := NewEngine(Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, judge(eng))
+		eng.mu.Lock()
+		built := len(eng.solutions)
+		eng.mu.Unlock()
+		eng.Close()
+		stored, _ := filepath.Glob(filepath.Join(dir, referenceDir, "*.json"))
+		switch {
+		case round == 0 && (built != 1 || len(stored) == 0):
+			t.Fatalf("first engine: %d solution builds, %d stored references", built, len(stored))
+		case round == 1 && built != 0:
+			t.Fatalf("second engine built the solution although every reference was stored")
+		case round == 1:
+			for _, f := range stored {
+				os.WriteFile(f, []byte(`{"Key":"`), 0o600)
+			}
+		case round == 2 && built != 1:
+			t.Fatalf("damaged references were not run again")
+		}
 	}
 	for i := 1; i < len(outs); i++ {
 		if !bytes.Equal(outs[0], outs[i]) {
