@@ -29,8 +29,12 @@ const (
 	maxMessageBytes = 4 << 20
 	// stderrTailBytes is how much of stderr is kept to explain a trap.
 	stderrTailBytes = 16 << 10
-	// maxCachedModules bounds the compiled modules kept in memory.
-	maxCachedModules = 32
+	// maxCachedModules bounds the compiled modules kept in memory once
+	// nobody uses them. The interpreter's code for a Go module of 2.4 MB
+	// holds about 50 MiB of heap, so each one kept makes the heap the
+	// garbage collector tends that much larger, and each compile past it
+	// pages in fresh memory (RATIONALE.md, "Compilation").
+	maxCachedModules = 4
 	hostModuleName   = "ctrljudge"
 )
 
@@ -139,6 +143,7 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	r.mu.Lock()
 	if c, ok := r.mods[h]; ok {
 		c.refs++
+		r.touch(h) // least recently used goes first
 		r.mu.Unlock()
 		<-c.done
 		if c.err != nil {
@@ -149,13 +154,6 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	c := &compileResult{done: make(chan struct{}), refs: 1}
 	r.mods[h] = c
 	r.order = append(r.order, h)
-	if len(r.order) > maxCachedModules {
-		old := r.mods[r.order[0]]
-		delete(r.mods, r.order[0])
-		r.order = r.order[1:]
-		old.evicted = true
-		r.closeIfUnused(old)
-	}
 	r.mu.Unlock()
 
 	// wazero reads the worker count from the compile call's context; on
@@ -191,6 +189,13 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	return c.mod, false, c.err
 }
 
+// touch moves h to the end of the eviction order; r.mu is held.
+func (r *Runtime) touch(h [32]byte) {
+	if i := slices.Index(r.order, h); i >= 0 {
+		r.order = append(slices.Delete(r.order, i, i+1), h)
+	}
+}
+
 // Release says the caller of Compile is done with m: it makes no more
 // instances of it. Instances already made keep working.
 func (r *Runtime) Release(m *Module) {
@@ -201,6 +206,32 @@ func (r *Runtime) Release(m *Module) {
 	defer r.mu.Unlock()
 	m.entry.refs--
 	r.closeIfUnused(m.entry)
+	r.trim()
+}
+
+// trim evicts the least recently used modules nobody holds, beyond
+// maxCachedModules of them; r.mu is held. A module in use is never
+// evicted, so a second Compile of its bytes finds it.
+func (r *Runtime) trim() {
+	unused := 0
+	for _, h := range r.order {
+		if r.mods[h].refs <= 0 {
+			unused++
+		}
+	}
+	for i := 0; unused > maxCachedModules && i < len(r.order); {
+		h := r.order[i]
+		c := r.mods[h]
+		if c.refs > 0 {
+			i++
+			continue
+		}
+		delete(r.mods, h)
+		r.order = slices.Delete(r.order, i, i+1)
+		c.evicted = true
+		r.closeIfUnused(c)
+		unused--
+	}
 }
 
 // closeIfUnused closes an evicted module nobody holds; r.mu is held.

@@ -269,10 +269,12 @@ func TestUntrustedSourceIsVetted(t *testing.T) {
 	}
 }
 
-// Evicted compiled modules are closed once released, so a long-running
-// judge does not keep the code of every module it ever compiled; one still
-// held keeps working until its holder releases it.
-func TestEvictedModulesAreClosedWhenReleased(t *testing.T) {
+// The cache keeps at most maxCachedModules compiled modules that nobody
+// holds, so a long-running judge does not keep the code of every module it
+// ever compiled (each holds tens of MiB of heap): the least recently used
+// one is closed; one still held is never evicted, and compiling its bytes
+// again finds it.
+func TestCachedModulesAreBoundedAndClosed(t *testing.T) {
 	module(t)
 	rt, err := NewRuntime(context.Background(), Config{Interpreter: true})
 	if err != nil {
@@ -283,38 +285,50 @@ func TestEvictedModulesAreClosedWhenReleased(t *testing.T) {
 	variant := func(i int) []byte {
 		return append(append([]byte(nil), testWasm...), 0, 4, 2, byte('a'+i%26), byte('a'+i/26), 0)
 	}
-	held, _, err := rt.Compile(context.Background(), variant(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, err := rt.Compile(context.Background(), variant(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.Release(first)
-	for i := 2; i < maxCachedModules+3; i++ {
+	compile := func(i int) *Module {
 		m, _, err := rt.Compile(context.Background(), variant(i))
 		if err != nil {
 			t.Fatal(err)
 		}
+		return m
+	}
+	held := compile(0)
+	first := compile(1)
+	rt.Release(first)
+	var released []*Module
+	for i := 2; i <= maxCachedModules; i++ {
+		m := compile(i)
 		rt.Release(m)
+		released = append(released, m)
 	}
+	if first.entry.mod == nil {
+		t.Fatal("a module was closed before more than maxCachedModules were unused")
+	}
+	m := compile(maxCachedModules + 1)
+	rt.Release(m)
 	if first.entry.mod != nil {
-		t.Error("an evicted, released module was not closed")
+		t.Error("the least recently used module was not closed")
 	}
+	again, cached, err := rt.Compile(context.Background(), variant(0))
+	if err != nil || !cached || again != held {
+		t.Fatalf("a held module was compiled again (cached %v, same %v, %v)", cached, again == held, err)
+	}
+	rt.Release(again)
 	inst, err := held.Instantiate(context.Background(), rt, echoHost{}, Limits{})
 	if err != nil {
-		t.Fatalf("an evicted module still held stopped working: %v", err)
+		t.Fatalf("a held module stopped working: %v", err)
 	}
 	if _, err := inst.Call(context.Background(), "echo_small"); err != nil {
 		t.Fatal(err)
 	}
 	inst.Close(context.Background())
-	if held.entry.mod == nil {
-		t.Error("a held module was closed")
-	}
+	// Released, the held module is the most recently used: the oldest
+	// unused one goes instead.
 	rt.Release(held)
-	if held.entry.mod != nil {
-		t.Error("an evicted module was not closed when its holder released it")
+	if held.entry.mod == nil {
+		t.Error("the most recently used module was closed")
+	}
+	if released[0].entry.mod != nil {
+		t.Error("the least recently used module was not closed")
 	}
 }
