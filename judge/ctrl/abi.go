@@ -140,7 +140,7 @@ func (e *encoder) call(c *Call) {
 // DecodeCall decodes a call the module made. It rejects anything malformed.
 func DecodeCall(op Op, b []byte) (Call, error) {
 	c := Call{Op: op}
-	d := decoder{b: b}
+	d := decoder{b: string(b)}
 	switch op {
 	case OpRequest, OpNow:
 	case OpGet, OpDelete:
@@ -209,7 +209,7 @@ func AppendReply(b []byte, op Op, r *Reply) []byte {
 
 func decodeReply(op Op, b []byte) (Reply, error) {
 	var r Reply
-	d := decoder{b: b}
+	d := decoder{b: string(b)}
 	if d.bool() {
 		r.Err = &StatusError{Code: d.int32(), Reason: d.str(), Message: d.str()}
 		return r, d.err
