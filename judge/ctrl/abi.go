@@ -97,7 +97,8 @@ func cutName(s string) string {
 type Reply struct {
 	Err     *StatusError // any API error
 	Object  Object       // Get, Create, Update, UpdateStatus
-	Items   []Object     // List
+	Items   []Object     // List, unless decoded into the caller's list
+	listed  bool         // List: the items went into the caller's list
 	Request Request      // Request
 	Now     time.Time    // Now
 }
@@ -207,7 +208,10 @@ func AppendReply(b []byte, op Op, r *Reply) []byte {
 	return e.b
 }
 
-func decodeReply(op Op, b []byte) (Reply, error) {
+// decodeReply decodes the judge's reply to op. An object of obj's kind
+// is decoded into obj itself, and a List's items, if all of list's kind,
+// into list (r.listed), so no object is decoded only to be copied.
+func decodeReply(op Op, b []byte, obj Object, list ObjectList) (Reply, error) {
 	var r Reply
 	d := decoder{b: string(b)}
 	if d.bool() {
@@ -221,9 +225,17 @@ func decodeReply(op Op, b []byte) (Reply, error) {
 	case OpNow:
 		r.Now = d.time()
 	case OpGet, OpCreate, OpUpdate, OpUpdateStatus:
-		r.Object = d.object()
+		if obj != nil && d.into(obj) {
+			r.Object = obj
+		} else {
+			r.Object = d.object()
+		}
 	case OpList:
 		n := d.count()
+		if list != nil {
+			r.listed = list.decodeItems(&d, n)
+			break
+		}
 		r.Items = make([]Object, 0, n)
 		for i := 0; i < n && d.err == nil; i++ {
 			r.Items = append(r.Items, d.object())

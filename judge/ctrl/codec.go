@@ -345,6 +345,39 @@ func (d *decoder) object() Object {
 	return o
 }
 
+// into decodes an object of o's own kind into o, cleared first. It
+// reports false, having read nothing, when the message holds another kind.
+func (d *decoder) into(o Object) bool {
+	at := d.b
+	k := Kind(d.str())
+	if d.err != nil {
+		return false
+	}
+	if k != o.GetObjectKind() {
+		d.b = at
+		return false
+	}
+	o.reset()
+	d.meta(o.GetObjectMeta())
+	o.decodeBody(d)
+	return true
+}
+
+// decodeItems decodes n objects of T's kind, or reports false at the
+// first of another kind.
+func decodeItems[T any, P interface {
+	*T
+	Object
+}](d *decoder, n int) ([]T, bool) {
+	items := make([]T, n)
+	for i := range items {
+		if !d.into(P(&items[i])) {
+			return nil, d.err != nil
+		}
+	}
+	return items, true
+}
+
 // AppendObject appends the wire form of obj to b. The judge uses it; a
 // learner has no need to.
 func AppendObject(b []byte, obj Object) []byte {

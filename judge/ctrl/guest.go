@@ -15,7 +15,11 @@ func Register(r Reconciler) { reconciler = r }
 
 type hostClient struct{}
 
-func invoke(c *Call) (Reply, error) {
+func invoke(c *Call) (Reply, error) { return invokeInto(c, nil, nil) }
+
+// invokeInto makes call c; a reply's object of obj's kind is decoded into
+// obj, a List's items into list (no copy of each made on the side).
+func invokeInto(c *Call, obj Object, list ObjectList) (Reply, error) {
 	// An oversized request is measured, never built: its strings are
 	// not copied, and the module's memory does not grow to hold it.
 	limit := MaxRequestBytes
@@ -30,7 +34,7 @@ func invoke(c *Call) (Reply, error) {
 	}
 	scratch = msg[:0] // kept for the next call: no garbage per call
 	out := roundTrip(op, msg)
-	r, err := decodeReply(op, out)
+	r, err := decodeReply(op, out, obj, list)
 	if err != nil {
 		panic("ctrl: the judge sent a malformed reply: " + err.Error())
 	}
@@ -43,7 +47,7 @@ func invoke(c *Call) (Reply, error) {
 var scratch = make([]byte, 0, 4096)
 
 func (hostClient) Get(_ context.Context, key ObjectKey, obj Object) error {
-	r, err := invoke(&Call{Op: OpGet, Kind: obj.GetObjectKind(), Key: key})
+	r, err := invokeInto(&Call{Op: OpGet, Kind: obj.GetObjectKind(), Key: key}, obj, nil)
 	if err != nil {
 		return err
 	}
@@ -55,16 +59,13 @@ func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) e
 	for _, opt := range opts {
 		opt.applyToList(&o)
 	}
-	r, err := invoke(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID})
+	r, err := invokeInto(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID}, nil, list)
 	if err != nil {
 		return err
 	}
-	for _, it := range r.Items {
-		if it == nil || it.GetObjectKind() != list.itemKind() {
-			return errors.New("ctrl: the judge listed an object of the wrong kind")
-		}
+	if !r.listed {
+		return errors.New("ctrl: the judge listed an object of the wrong kind")
 	}
-	list.setItems(r.Items)
 	return nil
 }
 
@@ -72,7 +73,7 @@ func (hostClient) write(op Op, obj Object) error {
 	if obj == nil {
 		return errors.New("ctrl: nil object")
 	}
-	r, err := invoke(&Call{Op: op, Object: obj})
+	r, err := invokeInto(&Call{Op: op, Object: obj}, obj, nil)
 	if err != nil {
 		return err
 	}
@@ -93,8 +94,12 @@ func (hostClient) Delete(_ context.Context, obj Object) error {
 	return err
 }
 
-// assign copies src into dst, which must be of the same kind.
+// assign copies src into dst, which must be of the same kind (nothing to
+// do when the reply was decoded into dst itself).
 func assign(dst, src Object) error {
+	if dst == src {
+		return nil
+	}
 	switch d := dst.(type) {
 	case *Deployment:
 		if s, ok := src.(*Deployment); ok {

@@ -66,13 +66,14 @@ type Object interface {
 	GetObjectKind() Kind
 	encodeBody(*encoder)
 	decodeBody(*decoder)
+	reset()
 }
 
 // ObjectList is a list the Client can fill: *DeploymentList, *PodList,
 // *ConfigMapList.
 type ObjectList interface {
 	itemKind() Kind
-	setItems([]Object)
+	decodeItems(d *decoder, n int) bool
 }
 
 // Deployment asks for Replicas copies of a Pod template and rolls them over
@@ -200,25 +201,33 @@ func (*DeploymentList) itemKind() Kind { return KindDeployment }
 func (*PodList) itemKind() Kind        { return KindPod }
 func (*ConfigMapList) itemKind() Kind  { return KindConfigMap }
 
-func (l *DeploymentList) setItems(objs []Object) {
-	l.Items = make([]Deployment, len(objs))
-	for i, o := range objs {
-		l.Items[i] = *o.(*Deployment)
+func (o *Deployment) reset() { *o = Deployment{} }
+func (o *Pod) reset()        { *o = Pod{} }
+func (o *ConfigMap) reset()  { *o = ConfigMap{} }
+
+// decodeItems fills the list from d, unless an item is of another kind.
+func (l *DeploymentList) decodeItems(d *decoder, n int) bool {
+	items, ok := decodeItems[Deployment](d, n)
+	if ok && d.err == nil {
+		l.Items = items
 	}
+	return ok
 }
 
-func (l *PodList) setItems(objs []Object) {
-	l.Items = make([]Pod, len(objs))
-	for i, o := range objs {
-		l.Items[i] = *o.(*Pod)
+func (l *PodList) decodeItems(d *decoder, n int) bool {
+	items, ok := decodeItems[Pod](d, n)
+	if ok && d.err == nil {
+		l.Items = items
 	}
+	return ok
 }
 
-func (l *ConfigMapList) setItems(objs []Object) {
-	l.Items = make([]ConfigMap, len(objs))
-	for i, o := range objs {
-		l.Items[i] = *o.(*ConfigMap)
+func (l *ConfigMapList) decodeItems(d *decoder, n int) bool {
+	items, ok := decodeItems[ConfigMap](d, n)
+	if ok && d.err == nil {
+		l.Items = items
 	}
+	return ok
 }
 
 // NewObject returns an empty object of the kind, or nil for an unknown kind.
