@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"bytes"
-	"sort"
-)
+import "sort"
 
 // Go's wasm linker cuts the data section at every run of eight or more
 // zero bytes: 171's module has 28,498 data segments for 0.7 MB of data.
@@ -55,38 +52,50 @@ func mergeData(m []byte) []byte {
 		return m
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].off < segs[j].off })
-	var merged []dataSegment
-	for _, s := range segs {
-		if len(merged) > 0 {
-			last := &merged[len(merged)-1]
-			lastEnd := uint64(last.off) + uint64(len(last.init))
+	// Runs of segments to merge, each [first, last] in segs with its size
+	// once merged; then the section is written once, at its final size.
+	type run struct{ first, last, size int }
+	var runs []run
+	for i, s := range segs {
+		if len(runs) > 0 {
+			r := &runs[len(runs)-1]
+			lastEnd := uint64(segs[r.first].off) + uint64(r.size)
 			switch {
 			case uint64(s.off) < lastEnd:
 				return m // overlapping: order would matter
 			case uint64(s.off)-lastEnd <= maxDataGap:
-				last.init = append(last.init, make([]byte, uint64(s.off)-lastEnd)...)
-				last.init = append(last.init, s.init...)
+				r.last, r.size = i, int(uint64(s.off)-uint64(segs[r.first].off))+len(s.init)
 				continue
 			}
 		}
-		merged = append(merged, dataSegment{s.off, append([]byte(nil), s.init...)})
+		runs = append(runs, run{i, i, len(s.init)})
 	}
-	var sec bytes.Buffer
-	sec.Write(appendUleb(nil, uint32(len(merged))))
-	for _, s := range merged {
-		sec.Write([]byte{0, 0x41})
-		sec.Write(appendSleb(nil, int32(s.off)))
-		sec.WriteByte(0x0b)
-		sec.Write(appendUleb(nil, uint32(len(s.init))))
-		sec.Write(s.init)
+	secSize := len(appendUleb(nil, uint32(len(runs))))
+	for _, r := range runs {
+		secSize += 2 + len(appendSleb(nil, int32(segs[r.first].off))) + 1 + len(appendUleb(nil, uint32(r.size))) + r.size
 	}
-	out := make([]byte, 0, len(m)-(end-start)+sec.Len()+6)
+	out := make([]byte, 0, len(m)-(end-start)+secSize+6)
 	out = append(out, m[:start]...)
 	out = append(out, 11)
-	out = appendUleb(out, uint32(sec.Len()))
-	out = append(out, sec.Bytes()...)
+	out = appendUleb(out, uint32(secSize))
+	out = appendUleb(out, uint32(len(runs)))
+	for _, r := range runs {
+		base := segs[r.first].off
+		out = append(out, 0, 0x41)
+		out = appendSleb(out, int32(base))
+		out = append(out, 0x0b)
+		out = appendUleb(out, uint32(r.size))
+		at := len(out) // where offset base lands
+		for _, s := range segs[r.first : r.last+1] {
+			out = append(out, zeros[:at+int(s.off-base)-len(out)]...)
+			out = append(out, s.init...)
+		}
+	}
 	return append(out, m[end:]...)
 }
+
+// zeros fills the gaps between merged segments.
+var zeros [maxDataGap]byte
 
 func uleb32(b []byte) (uint32, int) {
 	var v uint32
