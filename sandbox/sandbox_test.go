@@ -100,7 +100,7 @@ var (
 	setupErr  error
 )
 
-func module(t *testing.T) (*Runtime, *Module) {
+func module(t testing.TB) (*Runtime, *Module) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds WebAssembly; skipped with -short")

@@ -66,3 +66,14 @@ func dataSectionBody(t *testing.T, m []byte) []byte {
 	t.Fatal("no data section")
 	return nil
 }
+
+// The cost of merging, paid at every compile of a new module:
+//
+//	go test -run '^$' -bench MergeData -benchtime 20x ./sandbox/
+func BenchmarkMergeData(b *testing.B) {
+	module(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		mergeData(testWasm)
+	}
+}
