@@ -790,3 +790,24 @@ func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error)
 	e.mu.Unlock()
 	return w, nil
 }
+
+// WarmReferences fills the reference memo for submissions at DefaultSeed,
+// the seed a server judges with, by judging each exercise's solution in
+// submit mode (its own runs become the references): the first submission
+// to an exercise after a start then runs no reference, which would
+// otherwise double its cost. Exercises are taken in order while their
+// tests fit in half the memo, so warming never evicts what it warmed.
+// A server calls it once, after Warm, in the background.
+func (e *Engine) WarmReferences(ctx context.Context, exs []*Exercise) {
+	room := maxCachedReferences / 2
+	for _, ex := range exs {
+		n := len(ex.Suite.Tests)
+		if ex.Suite.Generate != nil {
+			n += ex.Suite.Generate.Scenarios
+		}
+		if room -= n; room < 0 || ctx.Err() != nil {
+			return
+		}
+		e.Judge(ctx, Submission{Exercise: ex, Code: ex.Solution, Mode: verdict.ModeSubmit, Seed: DefaultSeed})
+	}
+}

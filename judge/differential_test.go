@@ -262,3 +262,35 @@ func TestCompareEndMatchesByContent(t *testing.T) {
 		t.Fatalf("message: %s", msg)
 	}
 }
+
+// A server warms the reference memo at start (WarmReferences): the first
+// learner's submission to an exercise then runs no reference solution.
+func TestWarmReferencesServeTheFirstSubmission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles to WebAssembly; skipped with -short")
+	}
+	eng, err := NewEngine(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ex := exercise171(t)
+	memo := func() int {
+		eng.mu.Lock()
+		defer eng.mu.Unlock()
+		return len(eng.refs.m)
+	}
+	eng.WarmReferences(context.Background(), []*Exercise{ex})
+	warmed := memo()
+	if want := len(ex.Suite.Tests) + ex.Suite.Generate.Scenarios; warmed != want {
+		t.Fatalf("warming kept %d reference runs, want one per test (%d)", warmed, want)
+	}
+	code := append(append([]byte(nil), ex.Solution...), "\nvar learnersOwn = 1\n"...)
+	v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code})
+	if v.Outcome != verdict.OutcomeAccepted {
+		t.Fatalf("the solution with a variable more: %s %s", v.Outcome, v.FirstFailure().Message)
+	}
+	if n := memo() - warmed; n != 0 {
+		t.Errorf("the first submission after warming ran the reference on %d tests", n)
+	}
+}

@@ -100,12 +100,19 @@ func cmdServe(args []string) int {
 	}
 	defer eng.Close()
 	// Build the whole standard library for wasip1 now, in the
-	// background, not within the first learner's submission.
+	// background, not within the first learner's submission; then run
+	// each exercise's reference solution, for the same reason.
+	warmCtx, stopWarming := context.WithCancel(context.Background())
+	defer stopWarming() // before the engine closes
 	if *judgeHere {
 		go func() {
-			if err := eng.Warm(context.Background()); err != nil {
+			if err := eng.Warm(warmCtx); err != nil {
 				log.Error("warming the Go toolchain", "err", err)
+				return
 			}
+			// The reference runs the first submissions need, at the
+			// seed the server judges with.
+			eng.WarmReferences(warmCtx, cat.Exercises)
 		}()
 	}
 

@@ -63,6 +63,10 @@ func cmdWorker(args []string) int {
 	defer eng.Close()
 	if err := eng.Warm(context.Background()); err != nil {
 		log.Error("warming the Go toolchain", "err", err)
+	} else {
+		warmCtx, stopWarming := context.WithCancel(context.Background())
+		defer stopWarming() // before the engine closes
+		go eng.WarmReferences(warmCtx, cat.Exercises)
 	}
 	w, err := web.NewWorker(web.WorkerConfig{DB: db, Catalog: cat, Engine: eng, Slots: *slots, Logger: log,
 		JobTimeout: *jobTimeout, RescueAfter: *rescue})
