@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +22,8 @@ import (
 // Warm: a running engine and a new submission (new code, so a new build
 // and a new module to compile).
 // Resubmit: the same code again, served from the content-hash cache.
+// Besides latency: cpu-ms/verdict, the CPU time of the process and of the
+// compilers and linkers it ran, and faults/verdict, its minor page faults.
 
 func benchSubmit(b *testing.B, compiler, fresh, same bool) {
 	ex, err := LoadCatalog(exercises.FS)
@@ -40,6 +43,7 @@ func benchSubmit(b *testing.B, compiler, fresh, same bool) {
 	eng.Judge(context.Background(), Submission{Exercise: e, Code: e.Solution})
 	var lat, build, compile, run []time.Duration
 	b.ResetTimer()
+	cpu0, faults0 := usage()
 	for i := 0; i < b.N; i++ {
 		code := e.Solution
 		if !same {
@@ -66,10 +70,24 @@ func benchSubmit(b *testing.B, compiler, fresh, same bool) {
 		}
 	}
 	b.StopTimer()
+	cpu, faults := usage()
+	b.ReportMetric(float64((cpu-cpu0).Milliseconds())/float64(b.N), "cpu-ms/verdict")
+	b.ReportMetric(float64(faults-faults0)/float64(b.N), "faults/verdict")
 	reportLatency(b, lat)
 	b.ReportMetric(median(build), "build-ms")
 	b.ReportMetric(median(compile), "compile-ms")
 	b.ReportMetric(median(run), "run-ms")
+}
+
+// usage is the CPU time of this process and of the compilers and linkers
+// it ran (the children it waited for), and this process's minor page
+// faults: fresh memory the kernel had to hand over.
+func usage() (cpu time.Duration, minorFaults int64) {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime), self.Minflt
 }
 
 func median(d []time.Duration) float64 {
