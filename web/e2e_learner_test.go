@@ -237,4 +237,15 @@ func TestBrowserLearnerJourney(t *testing.T) {
 	b.shot("learner-exercise-390")
 	b.do("to the editor", chromedp.Click("a.to-editor"))
 	b.shot("learner-exercise-390-editor")
+	// The results of a run flow in the page, whole: the console does not
+	// clip them into a box of its own.
+	b.judgeIn("run", string(ex.Starter))
+	if clipped := b.eval("console clip", `(c => c.scrollHeight - c.clientHeight)(document.querySelector("#console"))`).(float64); clipped > 1 {
+		t.Errorf("at 390 px the console hides %v px of its results in a box of its own", clipped)
+	}
+	if h := b.eval("card height", `document.querySelector("#results .card.fail").getBoundingClientRect().height`).(float64); h < 100 {
+		t.Errorf("at 390 px the first failing card is %v px tall", h)
+	}
+	b.eval("to results", `scrollTo(0, document.querySelector("#results .card.fail").getBoundingClientRect().top + scrollY - 60)`)
+	b.shot("learner-exercise-390-results")
 }
