@@ -688,22 +688,32 @@ func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
 
 // describeObject says in a few words what a test's object is.
 func describeObject(o ctrl.Object, m model) string {
-	s := string(o.GetObjectKind()) + " " + o.GetObjectMeta().Name
+	var detail string
 	// A model may say what matters to its exercise family instead.
-	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok && d.describe(o) != "" {
-		return s + " (" + d.describe(o) + ")"
+	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok {
+		detail = d.describe(o)
 	}
-	switch x := o.(type) {
-	case *ctrl.Deployment:
-		ru := x.Spec.Strategy.RollingUpdate
-		s += " (replicas " + itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
-			", maxSurge " + itoa(ru.MaxSurge) + ", maxUnavailable " + itoa(ru.MaxUnavailable) + ")"
-	case *ctrl.Pod:
-		state := string(x.Status.Phase)
-		if ctrl.IsPodReady(x) {
-			state += ", Ready"
+	if detail == "" {
+		switch x := o.(type) {
+		case *ctrl.Deployment:
+			ru := x.Spec.Strategy.RollingUpdate
+			detail = "replicas " + itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
+				", maxSurge " + itoa(ru.MaxSurge) + ", maxUnavailable " + itoa(ru.MaxUnavailable)
+		case *ctrl.Pod:
+			detail = ctrl.PodImage(&x.Spec) + ", " + string(x.Status.Phase)
+			if ctrl.IsPodReady(x) {
+				detail += ", Ready"
+			}
 		}
-		s += " (" + ctrl.PodImage(&x.Spec) + ", " + state + ")"
+	}
+	// An object that starts out being deleted says so: a learner reading
+	// the trace must see why a controller is to leave it alone.
+	if o.GetObjectMeta().DeletionTimestamp != nil {
+		detail = strings.TrimPrefix(detail+", being deleted", ", ")
+	}
+	s := string(o.GetObjectKind()) + " " + o.GetObjectMeta().Name
+	if detail != "" {
+		s += " (" + detail + ")"
 	}
 	return s
 }
