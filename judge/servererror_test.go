@@ -14,41 +14,56 @@ import (
 
 var passOnErrors = Rules{WritesPerCall: 1, NoMadeUpErrors: true, PassOnErrors: true, NoRequeue: true}
 
-// swallowing is a client that answers nil where a call of kind call
-// ("get", "list", "create", "delete") failed with anything but NotFound:
-// the mistake of an `if err != nil` on the wrong side. With retry, it
-// makes a failed call once more instead, which is fine.
-type swallowing struct {
+// intercepting is a client that hands each Get, List, Create and Delete,
+// named by kind ("get", "list", "create", "delete"), to around.
+type intercepting struct {
 	ctrl.Client
-	call  string
-	retry bool
+	around func(call string, do func() error) error
 }
 
-func (s swallowing) handle(call string, do func() error) error {
-	err := do()
-	if err == nil || ctrl.IsNotFound(err) || call != s.call && s.call != "any" {
+func (c intercepting) Get(ctx context.Context, key ctrl.ObjectKey, obj ctrl.Object) error {
+	return c.around("get", func() error { return c.Client.Get(ctx, key, obj) })
+}
+
+func (c intercepting) List(ctx context.Context, list ctrl.ObjectList, opts ...ctrl.ListOption) error {
+	return c.around("list", func() error { return c.Client.List(ctx, list, opts...) })
+}
+
+func (c intercepting) Create(ctx context.Context, obj ctrl.Object) error {
+	return c.around("create", func() error { return c.Client.Create(ctx, obj) })
+}
+
+func (c intercepting) Delete(ctx context.Context, obj ctrl.Object) error {
+	return c.around("delete", func() error { return c.Client.Delete(ctx, obj) })
+}
+
+// swallowing answers nil where a call of kind kind ("any" for all) failed
+// with anything but NotFound: the mistake of an `if err != nil` on the
+// wrong side. With retry, it makes a failed call once more instead, which
+// is fine.
+func swallowing(c ctrl.Client, kind string, retry bool) ctrl.Client {
+	return intercepting{c, func(call string, do func() error) error {
+		err := do()
+		if err == nil || ctrl.IsNotFound(err) || call != kind && kind != "any" {
+			return err
+		}
+		if retry {
+			return do()
+		}
+		return nil
+	}}
+}
+
+// failures counts in seen, by kind of call, the server errors its
+// controller meets.
+func failures(c ctrl.Client, seen map[string]int) ctrl.Client {
+	return intercepting{c, func(call string, do func() error) error {
+		err := do()
+		if ctrl.IsInternalError(err) || ctrl.IsServiceUnavailable(err) {
+			seen[call]++
+		}
 		return err
-	}
-	if s.retry {
-		return do()
-	}
-	return nil
-}
-
-func (s swallowing) Get(ctx context.Context, key ctrl.ObjectKey, obj ctrl.Object) error {
-	return s.handle("get", func() error { return s.Client.Get(ctx, key, obj) })
-}
-
-func (s swallowing) List(ctx context.Context, list ctrl.ObjectList, opts ...ctrl.ListOption) error {
-	return s.handle("list", func() error { return s.Client.List(ctx, list, opts...) })
-}
-
-func (s swallowing) Create(ctx context.Context, obj ctrl.Object) error {
-	return s.handle("create", func() error { return s.Client.Create(ctx, obj) })
-}
-
-func (s swallowing) Delete(ctx context.Context, obj ctrl.Object) error {
-	return s.handle("delete", func() error { return s.Client.Delete(ctx, obj) })
+	}}
 }
 
 func withClient(wrap func(ctrl.Client) ctrl.Client) func() ctrl.Reconciler {
@@ -60,36 +75,6 @@ func withClient(wrap func(ctrl.Client) ctrl.Client) func() ctrl.Reconciler {
 	}
 }
 
-// failures is a client that counts, by kind of call, the server errors
-// its controller meets.
-type failures struct {
-	ctrl.Client
-	seen map[string]int
-}
-
-func (f failures) note(call string, err error) error {
-	if ctrl.IsInternalError(err) || ctrl.IsServiceUnavailable(err) {
-		f.seen[call]++
-	}
-	return err
-}
-
-func (f failures) Get(ctx context.Context, key ctrl.ObjectKey, obj ctrl.Object) error {
-	return f.note("get", f.Client.Get(ctx, key, obj))
-}
-
-func (f failures) List(ctx context.Context, list ctrl.ObjectList, opts ...ctrl.ListOption) error {
-	return f.note("list", f.Client.List(ctx, list, opts...))
-}
-
-func (f failures) Create(ctx context.Context, obj ctrl.Object) error {
-	return f.note("create", f.Client.Create(ctx, obj))
-}
-
-func (f failures) Delete(ctx context.Context, obj ctrl.Object) error {
-	return f.note("delete", f.Client.Delete(ctx, obj))
-}
-
 // A correct controller passes at every seed, and between the first run
 // and the rerun that aims at the kinds it missed, every kind of call the
 // controller makes meets a server error.
@@ -98,7 +83,7 @@ func TestServerErrorsReachEveryKindOfCall(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		seen := map[string]int{}
 		r := run(withRules(suite(t, objs, steps, "server-error", ""), passOnErrors), seed,
-			withClient(func(c ctrl.Client) ctrl.Client { return failures{c, seen} }))
+			withClient(func(c ctrl.Client) ctrl.Client { return failures(c, seen) }))
 		mustPass(t, r)
 		for _, call := range []string{"get", "list", "create", "delete"} {
 			if seen[call] == 0 {
@@ -117,7 +102,7 @@ func TestSwallowedServerErrorsAreCaught(t *testing.T) {
 		t.Run(call, func(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
 				ex := withRules(suite(t, objs, steps, "server-error", ""), passOnErrors)
-				r := run(ex, seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing{c, call, false} }))
+				r := run(ex, seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing(c, call, false) }))
 				switch {
 				case r.Oracle == verdict.OracleSwallowedError:
 					if !strings.Contains(r.Message, "failed with a server error, and the call returned no error") {
@@ -129,7 +114,7 @@ func TestSwallowedServerErrorsAreCaught(t *testing.T) {
 				default:
 					t.Fatalf("seed %d: got %s %q: %s", seed, r.Status, r.Oracle, r.Message)
 				}
-				mustPass(t, run(ex, seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing{c, call, true} })))
+				mustPass(t, run(ex, seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing(c, call, true) })))
 			}
 		})
 	}
@@ -140,7 +125,7 @@ func TestSwallowedServerErrorsAreCaught(t *testing.T) {
 func TestSwallowedServerErrorsWithoutTheRule(t *testing.T) {
 	objs, steps := rollout()
 	for seed := uint64(1); seed <= 3; seed++ {
-		r := run(suite(t, objs, steps, "server-error", ""), seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing{c, "any", false} }))
+		r := run(suite(t, objs, steps, "server-error", ""), seed, withClient(func(c ctrl.Client) ctrl.Client { return swallowing(c, "any", false) }))
 		if r.Oracle == verdict.OracleSwallowedError {
 			t.Fatalf("seed %d: swallowed_error without the rule: %s", seed, r.Message)
 		}
