@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -56,10 +57,10 @@ type Runtime struct {
 	rt          wazero.Runtime
 	noSnapshots bool
 	restored    atomic.Int64 // instances started from a snapshot
-	cache wazero.CompilationCache
-	mu    sync.Mutex
-	mods  map[[32]byte]*compileResult
-	order [][32]byte // insertion order, for eviction
+	cache       wazero.CompilationCache
+	mu          sync.Mutex
+	mods        map[[32]byte]*compileResult
+	order       [][32]byte // insertion order, for eviction
 }
 
 type compileResult struct {
@@ -314,6 +315,7 @@ type instanceKey struct{}
 // any other.
 func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits) (*Instance, error) {
 	inst := &Instance{host: h, limits: lim}
+	random := newRandomStream()
 	inst.stderr.max = stderrTailBytes
 	out := lim.Output
 	if out == nil {
@@ -327,32 +329,39 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		WithStdout(&initWatch{inst, false}).
 		WithStderr(&initWatch{inst, true}).
 		WithStdin(bytes.NewReader(nil)).
-		WithRandSource(zeroReader{})
+		WithRandSource(random)
 	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
 	// no files, no environment, no host clock.
 	var snap *snapshot
 	if clock := lim.Clock; clock != nil {
+		start := clock().UnixNano()
 		if m.snaps != nil {
-			at := clock().UnixNano()
 			var watch bool
-			if snap, watch = m.snaps.lookup(at); snap != nil && !snap.fits(lim) {
+			if snap, watch = m.snaps.lookup(start); snap != nil && !snap.fits(lim) {
 				snap = nil // it would not have started: start it the old way
 			} else if watch {
-				inst.rec = &initRecord{clock: at}
+				inst.rec = &initRecord{clock: start, random: random}
 			}
 		}
-		read := func() time.Time {
-			t := clock()
-			if inst.rec != nil && t.UnixNano() != inst.rec.clock {
+		read := func() int64 {
+			t := clock().UnixNano()
+			if inst.rec != nil && t != inst.rec.clock {
 				inst.rec.unfit = true
 			}
 			return t
 		}
 		cfg = cfg.WithWalltime(func() (int64, int32) {
-			t := read()
+			if inst.rec != nil {
+				inst.rec.wall = true
+			}
+			t := time.Unix(0, read())
 			return t.Unix(), int32(t.Nanosecond())
 		}, sys.ClockResolution(time.Millisecond)).
-			WithNanotime(func() int64 { return read().UnixNano() }, sys.ClockResolution(time.Millisecond))
+			// The monotonic clock counts from the instance's start, as a
+			// process's does from some point of its own: what the Go
+			// runtime reads of it while it starts is then the same in every
+			// instance, and one snapshot serves them all.
+			WithNanotime(func() int64 { return monotonicBase + read() - start }, sys.ClockResolution(time.Millisecond))
 	}
 	if snap == nil {
 		cfg = cfg.WithStartFunctions("_initialize")
@@ -368,6 +377,7 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 	}
 	inst.mod = mod
 	if snap != nil {
+		random.skip(snap.random)
 		if !snap.restore(m.snaps, inst, mod) {
 			inst.Close(context.Background())
 			return nil, errors.New("sandbox: an instance could not be started from its snapshot")
@@ -515,15 +525,38 @@ type StepBudget struct {
 // call runs it may run ahead by the rest of the call's grant.)
 func (b *StepBudget) Used() int64 { return b.used }
 
-// zeroReader makes random_get deterministic: a module's map order, hash
-// seeds and math/rand seeding then repeat from run to run.
-type zeroReader struct{}
+// monotonicBase is where an instance's monotonic clock starts.
+const monotonicBase = int64(time.Hour)
 
-func (zeroReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 0
+// randomStream is what random_get gives a module: the same stream in every
+// instance, so map order, hash seeds and math/rand repeat from run to run,
+// and the Go runtime seeds its random state from it, not from the clock
+// (as it would from all-zero bytes), so its start does not depend on when
+// the instance starts.
+type randomStream struct {
+	r    *rand.ChaCha8
+	read int64 // bytes given so far
+}
+
+// randomSeed is the stream's key: any fixed value does.
+var randomSeed = [32]byte([]byte("the same random bytes everywhere"))
+
+func newRandomStream() *randomStream { return &randomStream{r: rand.NewChaCha8(randomSeed)} }
+
+func (s *randomStream) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.read += int64(n)
+	return n, err
+}
+
+// skip moves the stream past n bytes, where an instance started from a
+// snapshot takes over from the `_initialize` that made it.
+func (s *randomStream) skip(n int64) {
+	var buf [64]byte
+	for n > 0 {
+		k, _ := s.Read(buf[:min(n, int64(len(buf)))])
+		n -= int64(k)
 	}
-	return len(p), nil
 }
 
 // tailBuffer keeps the last max bytes written.

@@ -13,20 +13,21 @@ import (
 // runtime's start and every package initialiser) is the same work in every
 // instance, about 10 ms in wazero's interpreter, and a submission makes
 // dozens of instances. Its result is a pure function of the module and of
-// what the module read from outside while it ran: WASI's random bytes are
-// zeros and stdin is empty in every instance, so that leaves the clock
-// (the Go runtime seeds its random state from it when random_get gives
-// zeros), the host (ctrljudge.call), and the step and output limits
-// (which can only stop it). So the first instance started at a given
-// clock reading runs `_initialize` as before, and if it read nothing but
-// that one clock reading and asked the host nothing, the state it ends in
-// is kept: the linear memory and every mutable global, with the steps it
-// took and the output it wrote. Later instances at that clock reading
-// start from the copy: instantiated without a start function, the memory
-// and globals set, the steps charged and the output written again, in the
-// same pieces. Where the limits would have stopped `_initialize`, the
-// instance starts the old way and stops the same way. Measured:
-// RATIONALE.md, "Instances".
+// what the module read from outside while it ran: random bytes are one
+// fixed stream, stdin is empty and the monotonic clock starts at the same
+// reading in every instance, so that leaves the wall clock (read by
+// initialisers that call time.Now), the host (ctrljudge.call), and the
+// step and output limits (which can only stop it). So the first instance
+// runs `_initialize` as before, watched; if it asked the host nothing and
+// the clock did not move, the state it ends in is kept: the linear memory
+// and every mutable global, with the steps it took, the output it wrote
+// and the random bytes it read. Later instances start from the copy:
+// instantiated without a start function, the memory and globals set, the
+// steps charged, the output written again in the same pieces and the
+// random stream moved on as far. One copy serves every instance, unless
+// `_initialize` read the wall clock: then one is kept per reading. Where
+// the limits would have stopped `_initialize`, the instance starts the old
+// way and stops the same way. Measured: RATIONALE.md, "Instances".
 //
 // wazero's API reaches only exported globals, so the module is compiled
 // with every mutable global it defines exported under a name of ours
@@ -38,9 +39,10 @@ import (
 const (
 	// globalExportPrefix names the exports of a module's mutable globals.
 	globalExportPrefix = "ctrljudge.snapshot.global."
-	// maxSnapshotsPerModule bounds the clock readings a module keeps a
-	// snapshot for: a submission starts its instances at a handful of
-	// instants (171's reference solution: 56 instances, 9 instants).
+	// maxSnapshotsPerModule bounds the wall-clock readings a module keeps a
+	// snapshot for, when its initialisers read the wall clock: a
+	// submission starts its instances at a handful of instants (171's
+	// reference solution: 56 instances, 9 instants).
 	maxSnapshotsPerModule = 32
 	// maxInitOutputBytes is the most output of `_initialize` a snapshot
 	// keeps to write again; more, and every instance runs it.
@@ -55,12 +57,15 @@ const (
 	maxSnapshotBytes = 8 << 20
 )
 
-// snapshots are the states a module's instances start from, one per clock
-// reading.
+// snapshots are the states a module's instances start from: one, or one
+// per wall-clock reading.
 type snapshots struct {
 	globals []string // export names of the mutable globals, in index order
 	dataEnd uint32   // memory below it holds data segments at instantiation
 	mu      sync.Mutex
+	watched bool                // an `_initialize` has been watched
+	wall    bool                // it read the wall clock: byClock, not any
+	any     *snapshot           // for every instance; nil: none
 	byClock map[int64]*snapshot // nil: `_initialize` did something else there
 	first   *snapshot
 	bytes   int          // held by the snapshots
@@ -74,6 +79,7 @@ type snapshot struct {
 	globals []uint64
 	steps   int64       // taken by `_initialize`
 	output  []initWrite // written by `_initialize`, in order
+	random  int64       // random bytes read by `_initialize`
 }
 
 type initWrite struct {
@@ -85,9 +91,11 @@ type initWrite struct {
 // make its result differ from one instance to the next.
 type initRecord struct {
 	clock  int64 // the reading the instance started at, in ns
-	unfit  bool  // read another clock reading, or called the host
+	wall   bool  // read the wall clock
+	unfit  bool  // saw the clock move, or called the host
 	output []initWrite
 	bytes  int
+	random *randomStream
 }
 
 func (r *initRecord) write(stderr bool, p []byte) {
@@ -99,11 +107,15 @@ func (r *initRecord) write(stderr bool, p []byte) {
 	r.output = append(r.output, initWrite{stderr, append([]byte(nil), p...)})
 }
 
-// lookup returns the snapshot for a clock reading, and whether the reading
-// is worth watching `_initialize` at (not yet known, and room to keep it).
+// lookup returns the snapshot for an instance starting at a clock
+// reading, and whether its `_initialize` is worth watching (nothing known
+// yet, and room to keep it).
 func (s *snapshots) lookup(clock int64) (*snapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.wall {
+		return s.any, !s.watched
+	}
 	snap, known := s.byClock[clock]
 	return snap, !known && len(s.byClock) < maxSnapshotsPerModule
 }
@@ -113,16 +125,11 @@ func (s *snapshots) lookup(clock int64) (*snapshot, bool) {
 func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	if rec.unfit {
 		s.mu.Lock()
-		if s.byClock == nil {
-			s.byClock = map[int64]*snapshot{}
-		}
-		if len(s.byClock) < maxSnapshotsPerModule {
-			s.byClock[rec.clock] = nil
-		}
+		s.note(rec, nil)
 		s.mu.Unlock()
 		return
 	}
-	snap := &snapshot{steps: inst.steps, output: rec.output}
+	snap := &snapshot{steps: inst.steps, output: rec.output, random: rec.random.read}
 	for _, name := range s.globals {
 		g := mod.ExportedGlobal(name)
 		if g == nil {
@@ -157,21 +164,39 @@ func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.bytes+held > maxSnapshotBytes {
+		snap = nil // too big: start these the old way
+	}
+	if s.note(rec, snap) && snap != nil {
+		s.bytes += held
+		if s.first == nil {
+			s.first = snap
+		}
+	}
+}
+
+// note records what rec's `_initialize` left, snap or nothing, for the
+// instances it stands for; false if that was known already (another
+// instance got there first) or there is no room. s.mu is held.
+func (s *snapshots) note(rec *initRecord, snap *snapshot) bool {
+	s.watched = true
+	if !rec.wall && !s.wall {
+		if s.any != nil {
+			return false
+		}
+		s.any = snap
+		return true
+	}
+	// What the clock read decides the start: one per reading.
+	s.wall, s.any = true, nil
 	if s.byClock == nil {
 		s.byClock = map[int64]*snapshot{}
 	}
 	if _, known := s.byClock[rec.clock]; known || len(s.byClock) >= maxSnapshotsPerModule {
-		return // kept meanwhile by another instance, or no room
+		return false
 	}
-	if s.bytes+held > maxSnapshotBytes {
-		s.byClock[rec.clock] = nil // too big: start these the old way
-		return
-	}
-	s.bytes += held
 	s.byClock[rec.clock] = snap
-	if s.first == nil {
-		s.first = snap
-	}
+	return true
 }
 
 // fits says whether an instance under lim would have finished

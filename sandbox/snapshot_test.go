@@ -90,38 +90,48 @@ func exportReport() { report() }
 func main() {}
 `
 
-var (
-	snapOnce sync.Once
-	snapWasm []byte
-	snapErr  error
-)
+var snapBuilds struct {
+	sync.Mutex
+	wasm map[string][]byte
+}
 
 func snapModule(t testing.TB, noSnapshots bool) (*Runtime, *Module) {
+	return snapModuleOf(t, snapLearner, noSnapshots)
+}
+
+// snapModuleOf builds learner (once per text) with the glue above.
+func snapModuleOf(t testing.TB, learner string, noSnapshots bool) (*Runtime, *Module) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds WebAssembly; skipped with -short")
 	}
-	snapOnce.Do(func() {
+	snapBuilds.Lock()
+	wasm, ok := snapBuilds.wasm[learner]
+	if !ok {
 		b, err := NewBuilder()
-		if err != nil {
-			snapErr = err
-			return
+		if err == nil {
+			wasm, err = b.Build(context.Background(), Program{
+				Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(snapGlue)},
+				Main:     []byte(learner),
+				MainPath: "learner.go", MainName: "learner.go", Package: ".",
+			})
 		}
-		snapWasm, snapErr = b.Build(context.Background(), Program{
-			Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(snapGlue)},
-			Main:     []byte(snapLearner),
-			MainPath: "learner.go", MainName: "learner.go", Package: ".",
-		})
-	})
-	if snapErr != nil {
-		t.Fatal(snapErr)
+		if err != nil {
+			snapBuilds.Unlock()
+			t.Fatal(err)
+		}
+		if snapBuilds.wasm == nil {
+			snapBuilds.wasm = map[string][]byte{}
+		}
+		snapBuilds.wasm[learner] = wasm
 	}
+	snapBuilds.Unlock()
 	rt, err := NewRuntime(context.Background(), Config{Interpreter: true, NoSnapshots: noSnapshots})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close(context.Background()) })
-	mod, _, err := rt.Compile(context.Background(), snapWasm)
+	mod, _, err := rt.Compile(context.Background(), wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,6 +300,47 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	})
 	if n := modOn.snaps.started.Load(); n != before || ticking[0] != ticking[1] || !strings.Contains(ticking[1], "start ok") {
 		t.Errorf("with a moving clock, %d instances started from a snapshot:\n%s\n%s", n-before, ticking[0], ticking[1])
+	}
+}
+
+// Initialisers that never read the wall clock start alike at any instant:
+// one snapshot serves every instance, whenever it starts, and what the
+// instances show (map order, math/rand, the monotonic clock, output, steps)
+// is what each would show after its own _initialize.
+func TestOneSnapshotServesEveryInstant(t *testing.T) {
+	learner := strings.Replace(snapLearner, "var started = time.Now()", "var started time.Time", 1)
+	if learner == snapLearner {
+		t.Fatal("the clock-free learner is the same file")
+	}
+	rtOff, modOff := snapModuleOf(t, learner, true)
+	rtOn, modOn := snapModuleOf(t, learner, false)
+	calls := []string{"next", "report", "next", "report"}
+	starts := []snapStart{
+		{what: "at 0s", calls: calls},
+		{what: "at 1s", at: time.Second, calls: calls},
+		{what: "at 2s", at: 2 * time.Second, calls: calls},
+		{what: "an hour on", at: time.Hour, calls: calls},
+		{what: "at 0s again", calls: calls},
+	}
+	off := transcript(t, rtOff, modOff, starts)
+	on := transcript(t, rtOn, modOn, starts)
+	for i := range starts {
+		if off[i] != on[i] {
+			t.Errorf("started as before:\n%s\nfrom a snapshot:\n%s", off[i], on[i])
+		} else {
+			t.Log(on[i])
+		}
+		// time.Now's monotonic reading counts from the runtime's start,
+		// which a snapshot taken at another instant would put elsewhere.
+		if !strings.Contains(on[i], "m=+0.000000001 ") {
+			t.Errorf("the monotonic clock does not count from the instance's start: %s", on[i])
+		}
+	}
+	if n := modOn.snaps.started.Load(); n != int64(len(starts)-1) {
+		t.Errorf("%d instances started from a snapshot, want %d: one _initialize for all", n, len(starts)-1)
+	}
+	if len(modOn.snaps.byClock) != 0 {
+		t.Errorf("a snapshot per clock reading (%d) for initialisers that read no wall clock", len(modOn.snaps.byClock))
 	}
 }
 
