@@ -29,6 +29,13 @@ type wasmController struct{ inst *sandbox.Instance }
 // restart wipes memory but not the work already done.
 func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller, error) {
 	return func(s *sim) (controller, error) {
+		mod := mod
+		if s.whole {
+			var err error
+			if mod, err = rt.Whole(s.ctx, mod); err != nil {
+				return nil, err
+			}
+		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
 			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time})
@@ -69,6 +76,11 @@ func (s *sim) trapped(err error) {
 		return // an oracle already failed
 	}
 	switch trap.Kind {
+	case sandbox.TrapPruned:
+		// Not the learner's doing: playTest runs the test again on the
+		// whole module, and this run is dropped.
+		s.pruned = true
+		s.failf(verdict.OracleNotJudged, "The controller needed code compiled out of its module.")
 	case sandbox.TrapPanic:
 		s.failf(verdict.OracleRuntime, "Your controller panicked: "+learnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
 	case sandbox.TrapFuel:

@@ -48,6 +48,12 @@ type Options struct {
 	// noSnapshots starts every controller by running its module's
 	// initialisation (sandbox.Config.NoSnapshots): the tests compare.
 	noSnapshots bool
+	// keep, if not nil, replaces runtimeFunctions; noPruning compiles
+	// every function; recordCalls records the runtime functions called
+	// (sandbox.Config): the tests compare, and make runtimeFunctions.
+	keep        []string
+	noPruning   bool
+	recordCalls bool
 }
 
 // Submission is one piece of learner code to judge.
@@ -112,7 +118,13 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go version: %w", err)
 	}
-	cfg := sandbox.Config{Interpreter: !opts.Compiler, NoSnapshots: opts.noSnapshots}
+	cfg := sandbox.Config{Interpreter: !opts.Compiler, NoSnapshots: opts.noSnapshots, RecordCalls: opts.recordCalls}
+	switch {
+	case opts.keep != nil:
+		cfg.Keep = opts.keep
+	case !opts.noPruning && !opts.recordCalls:
+		cfg.Keep = keptRuntimeFunctions()
+	}
 	if opts.CacheDir != "" {
 		b.StateDir = filepath.Join(opts.CacheDir, "toolchain")
 		cfg.CacheDir = filepath.Join(opts.CacheDir, "wazero")

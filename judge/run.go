@@ -68,9 +68,21 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	return res
 }
 
-// playTest plays one run of a test, its fault plan pinned by pins.
+// playTest plays one run of a test, its fault plan pinned by pins. A run
+// whose controller called a function pruned from its module
+// (sandbox/prune.go) is played again on the whole module: the same run,
+// since until that call the two modules do the same.
 func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins) *sim {
+	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false)
+	if s.pruned {
+		s = playOnce(ctx, newCtl, ex, t, seed, fileName, pins, true)
+	}
+	return s
+}
+
+func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
+	s.whole = whole
 	s.fileName = fileName
 	defer func() {
 		if s.ctl != nil {

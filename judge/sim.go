@@ -78,6 +78,8 @@ type sim struct {
 	newController func(*sim) (controller, error)
 	ctl           controller
 	steps         *sandbox.StepBudget // the learner's work in this test, across restarts
+	whole         bool                // controllers run the whole module, not a pruned one
+	pruned        bool                // one called a function pruned from its module
 
 	lastErr   map[string]string // each key's last reconcile's error, "" for none
 	stepN     int               // workload steps applied so far

@@ -432,10 +432,10 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	}
 	out := filepath.Join(tmp, "module.wasm")
 	// As the go command does under -trimpath: no GOROOT in the module.
-	// -s -w: no name section or DWARF, which nothing reads (a trap is
-	// explained from the Go runtime's own traceback), and wazero need not
-	// parse them.
-	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-s", "-w", archive}
+	// -w: no DWARF, which nothing reads (a trap is explained from the Go
+	// runtime's own traceback). The name section stays: pruning reads it
+	// (prune.go), and Compile strips it before wazero sees the module.
+	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-w", archive}
 	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, []string{"GOROOT="}); r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}

@@ -16,6 +16,12 @@ type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return "host ABI violation: " + e.msg }
 
+// prunedError is a pruned function's call: the module needs its whole
+// code (prune.go).
+type prunedError struct{ index uint32 }
+
+func (e *prunedError) Error() string { return fmt.Sprintf("function %d is not compiled", e.index) }
+
 // hostError wraps an error returned by Host.HandleCall.
 type hostError struct{ err error }
 
@@ -34,6 +40,9 @@ func instanceOf(ctx context.Context) *Instance {
 func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	inst := instanceOf(ctx)
 	op := api.DecodeU32(stack[0])
+	if op == prunedOp {
+		panic(&prunedError{api.DecodeU32(stack[1])})
+	}
 	msgPtr, msgLen := api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
 	bufPtr, bufCap := api.DecodeU32(stack[3]), api.DecodeU32(stack[4])
 	if msgLen > maxMessageBytes {
@@ -134,6 +143,9 @@ const (
 	TrapProtocol    TrapKind = "protocol"     // the module broke the host ABI
 	TrapHost        TrapKind = "host"         // Host.HandleCall returned an error; see Err
 	TrapWasm        TrapKind = "wasm"         // any other trap
+	// TrapPruned: the code called a function compiled out of its module
+	// (Config.Keep). Not the code's doing: run it again on Runtime.Whole.
+	TrapPruned TrapKind = "pruned"
 )
 
 // Trap is a module that stopped abnormally. The instance is gone.
@@ -164,6 +176,10 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 		}
 		return &Trap{Kind: TrapFuel, Steps: fe.steps, Total: fe.total,
 			Message: fmt.Sprintf("%s took more than %d steps of work", what, fe.steps)}
+	}
+	var pr *prunedError
+	if errors.As(err, &pr) {
+		return &Trap{Kind: TrapPruned, Message: fmt.Sprintf("function %d was compiled out of the module", pr.index)}
 	}
 	var pe *protocolError
 	if errors.As(err, &pe) {

@@ -50,13 +50,25 @@ type Config struct {
 	// `_initialize`, never from a snapshot of an earlier instance's start
 	// (snapshot.go); the instances behave the same either way.
 	NoSnapshots bool
+	// Keep, if not nil, names the only functions of the Go runtime worth
+	// compiling (prune.go): the others are compiled as stubs that stop an
+	// instance with TrapPruned, and Whole gives the module compiled in
+	// full. Names are as in the module's name section.
+	Keep []string
+	// RecordCalls records the name of every function an instance calls
+	// (CalledFunctions), which is how a Keep list is made. It slows every
+	// call.
+	RecordCalls bool
 }
 
 // Runtime compiles and instantiates modules. It is safe for concurrent use.
 type Runtime struct {
 	rt          wazero.Runtime
 	noSnapshots bool
+	keep        map[string]bool // nil: compile every function
+	recorder    *callRecorder
 	restored    atomic.Int64 // instances started from a snapshot
+	wholes      atomic.Int64 // pruned modules compiled again in full
 	cache       wazero.CompilationCache
 	mu          sync.Mutex
 	mods        map[[32]byte]*compileResult
@@ -115,7 +127,39 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, err
 	}
-	return &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, cache: cache, mods: map[[32]byte]*compileResult{}}, nil
+	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, cache: cache, mods: map[[32]byte]*compileResult{}}
+	if cfg.Keep != nil {
+		r.keep = map[string]bool{}
+		for _, name := range cfg.Keep {
+			r.keep[name] = true
+		}
+	}
+	if cfg.RecordCalls {
+		r.recorder = &callRecorder{called: map[string]bool{}}
+	}
+	return r, nil
+}
+
+// WholeCompiles is how many pruned modules had to be compiled in full
+// because an instance called a function compiled out of them.
+func (r *Runtime) WholeCompiles() int64 { return r.wholes.Load() }
+
+// CalledFunctions lists, sorted, the functions of the Go runtime that
+// instances called (Config.RecordCalls).
+func (r *Runtime) CalledFunctions() []string {
+	if r.recorder == nil {
+		return nil
+	}
+	r.recorder.mu.Lock()
+	defer r.recorder.mu.Unlock()
+	var names []string
+	for name := range r.recorder.called {
+		if prunable(name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // SnapshotStarts is how many instances started from a snapshot of an
@@ -131,10 +175,21 @@ func (r *Runtime) Close(ctx context.Context) error {
 
 // Module is a compiled module, ready to instantiate any number of times.
 type Module struct {
-	cm    wazero.CompiledModule
-	Hash  [32]byte
-	entry *compileResult
-	snaps *snapshots // nil: every instance runs `_initialize`
+	cm     wazero.CompiledModule
+	Hash   [32]byte
+	entry  *compileResult
+	snaps  *snapshots // nil: every instance runs `_initialize`
+	Pruned int        // runtime functions compiled as stubs (prune.go)
+	whole  *wholeModule
+}
+
+// wholeModule is a pruned module's code in full, compiled when first
+// needed.
+type wholeModule struct {
+	code []byte
+	once sync.Once
+	mod  *Module
+	err  error
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
@@ -163,12 +218,31 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// segments merged (wasmdata.go): the same memory at start, set up in
 	// a few copies instead of thousands; and with its mutable globals
 	// exported, so that an instance's start can be copied (snapshot.go).
+	// Its name section serves pruning and recording; wazero gets none.
 	code, globals, dataEnd := exportGlobals(mergeData(wasm))
 	var snaps *snapshots
 	if globals != nil && !r.noSnapshots {
 		snaps = &snapshots{globals: globals, dataEnd: dataEnd}
 	}
-	cm, err := r.rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), code)
+	var whole *wholeModule
+	pruned := 0
+	names, ok := readNames(code)
+	if ok {
+		full := withoutNames(code, names)
+		if r.keep != nil {
+			if code, pruned = prune(code, names, r.keep); pruned > 0 {
+				whole = &wholeModule{code: full}
+			}
+		}
+		if whole == nil {
+			code = full
+		}
+	}
+	cctx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	if r.recorder != nil && ok {
+		cctx = experimental.WithFunctionListenerFactory(cctx, r.recorder.factory(names.byIndex))
+	}
+	cm, err := r.rt.CompileModule(cctx, code)
 	if err == nil {
 		err = checkImports(cm)
 	}
@@ -184,10 +258,35 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		r.mu.Unlock()
 		c.err = err
 	} else {
-		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps}
+		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps, whole: whole, Pruned: pruned}
 	}
 	close(c.done)
 	return c.mod, false, c.err
+}
+
+// Whole returns m compiled in full: m itself unless m was pruned. The
+// caller runs on it what stopped with TrapPruned on m. It lives as long
+// as m.
+func (r *Runtime) Whole(ctx context.Context, m *Module) (*Module, error) {
+	w := m.whole
+	if w == nil {
+		return m, nil
+	}
+	w.once.Do(func() {
+		// Not the caller's deadline: the result serves every later caller.
+		cctx := experimental.WithCompilationWorkers(context.WithoutCancel(ctx), runtime.GOMAXPROCS(0))
+		cm, err := r.rt.CompileModule(cctx, w.code)
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.mod = &Module{cm: cm, Hash: m.Hash}
+		if m.snaps != nil {
+			w.mod.snaps = &snapshots{globals: m.snaps.globals, dataEnd: m.snaps.dataEnd}
+		}
+		r.wholes.Add(1)
+	})
+	return w.mod, w.err
 }
 
 // touch moves h to the end of the eviction order; r.mu is held.
@@ -239,6 +338,9 @@ func (r *Runtime) trim() {
 func (r *Runtime) closeIfUnused(c *compileResult) {
 	if c.evicted && c.refs <= 0 && c.mod != nil {
 		c.mod.cm.Close(context.Background())
+		if w := c.mod.whole; w != nil && w.mod != nil {
+			w.mod.cm.Close(context.Background())
+		}
 		c.mod = nil
 	}
 }

@@ -102,31 +102,14 @@ func snapModule(t testing.TB, noSnapshots bool) (*Runtime, *Module) {
 // snapModuleOf builds learner (once per text) with the glue above.
 func snapModuleOf(t testing.TB, learner string, noSnapshots bool) (*Runtime, *Module) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds WebAssembly; skipped with -short")
-	}
-	snapBuilds.Lock()
-	wasm, ok := snapBuilds.wasm[learner]
-	if !ok {
-		b, err := NewBuilder()
-		if err == nil {
-			wasm, err = b.Build(context.Background(), Program{
-				Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(snapGlue)},
-				Main:     []byte(learner),
-				MainPath: "learner.go", MainName: "learner.go", Package: ".",
-			})
-		}
-		if err != nil {
-			snapBuilds.Unlock()
-			t.Fatal(err)
-		}
-		if snapBuilds.wasm == nil {
-			snapBuilds.wasm = map[string][]byte{}
-		}
-		snapBuilds.wasm[learner] = wasm
-	}
-	snapBuilds.Unlock()
-	rt, err := NewRuntime(context.Background(), Config{Interpreter: true, NoSnapshots: noSnapshots})
+	return snapModuleWith(t, learner, Config{Interpreter: true, NoSnapshots: noSnapshots})
+}
+
+// snapModuleWith compiles learner's module on a new runtime of cfg.
+func snapModuleWith(t testing.TB, learner string, cfg Config) (*Runtime, *Module) {
+	t.Helper()
+	wasm := snapWasm(t, learner)
+	rt, err := NewRuntime(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +119,36 @@ func snapModuleOf(t testing.TB, learner string, noSnapshots bool) (*Runtime, *Mo
 		t.Fatal(err)
 	}
 	return rt, mod
+}
+
+// snapWasm builds learner with the glue above, once per text.
+func snapWasm(t testing.TB, learner string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds WebAssembly; skipped with -short")
+	}
+	snapBuilds.Lock()
+	defer snapBuilds.Unlock()
+	if wasm, ok := snapBuilds.wasm[learner]; ok {
+		return wasm
+	}
+	b, err := NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := b.Build(context.Background(), Program{
+		Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(snapGlue)},
+		Main:     []byte(learner),
+		MainPath: "learner.go", MainName: "learner.go", Package: ".",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snapBuilds.wasm == nil {
+		snapBuilds.wasm = map[string][]byte{}
+	}
+	snapBuilds.wasm[learner] = wasm
+	return wasm
 }
 
 type countingHost struct{ calls int }

@@ -1,0 +1,185 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"ctrljudge/judge/verdict"
+)
+
+// judgeable is a piece of learner code for an exercise.
+type judgeable struct {
+	ex   *Exercise
+	what string
+	code []byte
+}
+
+// everyKnownFile is every learner file the repository holds that judging
+// runs to the end: each exercise's solution, starter and mutants, the bug
+// corpus, the generated scenarios' bugs and the differential fixtures.
+// (Not testdata/learner: files that flood, loop, panic or run out of
+// memory, whose runtime paths are worth compiling only when they run.)
+func everyKnownFile(t *testing.T) []judgeable {
+	t.Helper()
+	cat := catalog(t)
+	var out []judgeable
+	for _, ex := range cat.Exercises {
+		out = append(out, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
+		for _, m := range ex.Mutants {
+			out = append(out, judgeable{ex, "mutant " + m.Name, m.Code})
+		}
+	}
+	find := func(id string) *Exercise {
+		ex, err := cat.Find(id)
+		if err != nil {
+			t.Fatalf("exercise %s: %v", id, err)
+		}
+		return ex
+	}
+	for _, f := range loadCorpus(t) {
+		out = append(out, judgeable{find(f.exercise), "corpus " + f.name, f.code})
+	}
+	gen, _ := filepath.Glob("testdata/gen/*.go")
+	for _, p := range gen {
+		code, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _, _ := strings.Cut(filepath.Base(p), "-")
+		out = append(out, judgeable{find(id), p, code})
+	}
+	fixtures, _ := filepath.Glob("testdata/differential/*.txtar")
+	for _, p := range fixtures {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := "171"
+		var code []byte
+		for _, f := range ar.Files {
+			if f.Name == "want" {
+				for _, line := range strings.Split(string(f.Data), "\n") {
+					if v, ok := strings.CutPrefix(line, "exercise: "); ok {
+						id = strings.TrimSpace(v)
+					}
+				}
+			} else if strings.HasSuffix(f.Name, ".go") {
+				code = f.Data
+			}
+		}
+		if code != nil {
+			out = append(out, judgeable{find(id), p, code})
+		}
+	}
+	return out
+}
+
+// judgeAll judges every file in submit mode, two at a time, and returns
+// the verdicts' JSON in order.
+func judgeAll(eng *Engine, files []judgeable) [][]byte {
+	out := make([][]byte, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, f := range files {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], _ = json.Marshal(eng.Judge(context.Background(), Submission{Exercise: f.ex, Code: f.code, Mode: verdict.ModeSubmit}))
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// The list of runtime functions a learner's module is compiled with
+// serves the judge's own exercises: their solutions and starters never
+// need the whole module. With CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS=1 the
+// list is made again, from every learner file the repository holds.
+func TestRuntimeFunctionsList(t *testing.T) {
+	if os.Getenv("CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS") != "" {
+		if testing.Short() {
+			t.Skip("compiles to WebAssembly")
+		}
+		eng, err := NewEngine(Options{recordCalls: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		files := everyKnownFile(t)
+		judgeAll(eng, files)
+		names := eng.rt.CalledFunctions()
+		head := "# Made by CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS=1 go test -run TestRuntimeFunctionsList ./judge/\n"
+		if err := os.WriteFile("runtime_functions.txt", []byte(head+strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d runtime functions called judging %d files", len(names), len(files))
+		return
+	}
+	eng := engine(t)
+	var files []judgeable
+	for _, ex := range catalog(t).Exercises {
+		files = append(files, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
+	}
+	before := eng.rt.WholeCompiles()
+	judgeAll(eng, files)
+	if n := eng.rt.WholeCompiles() - before; n > 0 {
+		t.Errorf("%d of the exercises' solutions and starters needed the whole module: make runtime_functions.txt again (see judge/prune.go)", n)
+	}
+	wasm, _, err := eng.build(context.Background(), files[0].code, files[0].ex.FileName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, _, err := eng.rt.Compile(context.Background(), wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.rt.Release(mod)
+	if mod.Pruned == 0 {
+		t.Error("nothing was pruned from a solution's module")
+	}
+	t.Logf("%d runtime functions kept; %s's solution has %d compiled as stubs", len(keptRuntimeFunctions()), files[0].ex.Slug, mod.Pruned)
+}
+
+// A module with no runtime function kept stops in the runtime's start, in
+// every test: each is played again on the whole module, and the verdicts
+// are those of a module never pruned.
+func TestPrunedEverywhereGivesTheSameVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles to WebAssembly")
+	}
+	bare, err := NewEngine(Options{keep: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	whole, err := NewEngine(Options{noPruning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	var files []judgeable
+	for _, ex := range catalog(t).Exercises {
+		files = append(files, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
+	}
+	a, b := judgeAll(bare, files), judgeAll(whole, files)
+	for i, f := range files {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("%s %s: verdicts differ\npruned: %s\nwhole:  %s", f.ex.Slug, f.what, a[i], b[i])
+		}
+	}
+	// One per file at least (the reference solutions are compiled too).
+	if n := bare.rt.WholeCompiles(); n < int64(len(files)) {
+		t.Errorf("%d whole modules compiled for %d files", n, len(files))
+	}
+	if n := whole.rt.WholeCompiles(); n != 0 {
+		t.Errorf("%d whole modules compiled without pruning", n)
+	}
+}

@@ -1,0 +1,236 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Compiling only the Go runtime a judge runs. wazero compiles every
+// function of a module before its first instance, and the Go runtime is
+// 71 % of a learner's module, most of it never called under a judge (the
+// parts for signals, cgo, profiling, tracing, a failing collector, ...):
+// the four exercises' solutions call 35 % of the module's code. So a
+// runtime function not in Config.Keep is compiled as a stub that calls the
+// host with prunedOp and its index; the host stops the instance with a
+// TrapPruned, and the caller runs again on the whole module
+// (Runtime.Whole). Nothing else changes: indices, types, tables, data and
+// memory are those of the whole module, so an instance that never reaches
+// a stub does exactly what it would have done on the whole module, and one
+// that reaches one is discarded. Measured: RATIONALE.md, "Compiling what
+// runs".
+
+// prunedOp is the host call a stub makes; the SDK's operations are small
+// numbers.
+const prunedOp = 0xFFFF_FFFF
+
+// moduleNames is what pruning reads of a module: where its code section
+// is, the function index of the host's `call`, and each function's name.
+type moduleNames struct {
+	imported int // functions imported: the first indices
+	call     int // index of ctrljudge.call; -1: not imported
+	code     wasmSection
+	names    *wasmSection // the custom section "name"; nil: none
+	byIndex  map[int]string
+}
+
+// readNames reads m's sections; ok is false for a module of a shape this
+// does not know.
+func readNames(m []byte) (info moduleNames, ok bool) {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return info, false
+	}
+	info.call = -1
+	for i := 8; i < len(m); {
+		id := m[i]
+		size, n := uleb32(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			return info, false
+		}
+		s := wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
+		body := m[s.body:s.end]
+		switch id {
+		case 2:
+			if !info.readImports(body) {
+				return info, false
+			}
+		case 10:
+			info.code = s
+		case 0:
+			l, n := uleb32(body)
+			if n > 0 && n+int(l) <= len(body) && string(body[n:n+int(l)]) == "name" {
+				info.names = &s
+				info.byIndex = functionNames(body[n+int(l):])
+			}
+		}
+		i = s.end
+	}
+	return info, info.code.end > 0
+}
+
+// readImports counts the imported functions and finds ctrljudge.call;
+// false when an import is not a function (Go modules import nothing else).
+func (info *moduleNames) readImports(b []byte) bool {
+	count, n := uleb32(b)
+	b = b[n:]
+	for range count {
+		var names [2]string
+		for k := range names {
+			l, n := uleb32(b)
+			if n == 0 || n+int(l) > len(b) {
+				return false
+			}
+			names[k], b = string(b[n:n+int(l)]), b[n+int(l):]
+		}
+		if len(b) == 0 || b[0] != 0 {
+			return false
+		}
+		_, n := uleb32(b[1:])
+		if n == 0 {
+			return false
+		}
+		b = b[1+n:]
+		if names == [2]string{hostModuleName, "call"} {
+			info.call = info.imported
+		}
+		info.imported++
+	}
+	return true
+}
+
+// functionNames reads the function names subsection of a name section's
+// body; a malformed one gives what was read before it.
+func functionNames(b []byte) map[int]string {
+	names := map[int]string{}
+	for len(b) > 1 {
+		id := b[0]
+		size, n := uleb32(b[1:])
+		if n == 0 || 1+n+int(size) > len(b) {
+			return names
+		}
+		sub := b[1+n : 1+n+int(size)]
+		b = b[1+n+int(size):]
+		if id != 1 {
+			continue
+		}
+		count, n := uleb32(sub)
+		sub = sub[n:]
+		for range count {
+			idx, n := uleb32(sub)
+			if n == 0 {
+				return names
+			}
+			l, m := uleb32(sub[n:])
+			if m == 0 || n+m+int(l) > len(sub) {
+				return names
+			}
+			names[int(idx)] = string(sub[n+m : n+m+int(l)])
+			sub = sub[n+m+int(l):]
+		}
+	}
+	return names
+}
+
+// prunable says whether a function of this name belongs to the Go runtime
+// (names as Go's linker writes them, "/" as "_").
+func prunable(name string) bool {
+	return strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal_runtime_")
+}
+
+// withoutNames returns m without its name section (wazero would parse it
+// for nothing: a trap is explained from the Go runtime's own traceback).
+func withoutNames(m []byte, info moduleNames) []byte {
+	if info.names == nil {
+		return m
+	}
+	return splice(m, info.names.start, info.names.end, nil)
+}
+
+// prune returns m, without its name section, with every runtime function
+// keep lacks compiled as a stub, and how many were; 0 when m has no names
+// or does not import ctrljudge.call (then m is returned as it is).
+func prune(m []byte, info moduleNames, keep map[string]bool) ([]byte, int) {
+	if info.names == nil || info.call < 0 || info.names.start < info.code.end {
+		return m, 0
+	}
+	sec := m[info.code.body:info.code.end]
+	count, n := uleb32(sec)
+	rest := sec[n:]
+	body := appendUleb(make([]byte, 0, len(sec)), count)
+	pruned := 0
+	for i := range int(count) {
+		size, n := uleb32(rest)
+		if n == 0 || n+int(size) > len(rest) {
+			return m, 0
+		}
+		fn := rest[:n+int(size)]
+		rest = rest[n+int(size):]
+		idx := info.imported + i
+		if name, ok := info.byIndex[idx]; ok && prunable(name) && !keep[name] {
+			body = appendStub(body, uint32(idx), uint32(info.call))
+			pruned++
+			continue
+		}
+		body = append(body, fn...)
+	}
+	section := appendUleb([]byte{10}, uint32(len(body)))
+	// The name section comes after the code section (checked above), so
+	// cutting it first leaves the code section where it was.
+	out := withoutNames(m, info)
+	return splice(out, info.code.start, info.code.end, append(section, body...)), pruned
+}
+
+// splice returns m with m[start:end] replaced by with, in a new slice.
+func splice(m []byte, start, end int, with []byte) []byte {
+	out := make([]byte, 0, len(m)-(end-start)+len(with))
+	out = append(out, m[:start]...)
+	out = append(out, with...)
+	return append(out, m[end:]...)
+}
+
+// appendStub appends the body of a pruned function: call the host with
+// prunedOp and the function's index, then trap. It validates whatever the
+// function's type: after unreachable, any result will do.
+func appendStub(b []byte, idx, call uint32) []byte {
+	f := []byte{0}                // no locals
+	f = append(f, 0x41)           // i32.const
+	f = appendSleb(f, -1)         //   prunedOp
+	f = append(f, 0x41)           // i32.const
+	f = appendSleb(f, int32(idx)) //   the function's index
+	f = append(f, 0x41, 0, 0x41, 0, 0x41, 0)
+	f = append(f, 0x10) // call ctrljudge.call
+	f = appendUleb(f, call)
+	f = append(f, 0x00, 0x0b) // unreachable, end
+	b = appendUleb(b, uint32(len(f)))
+	return append(b, f...)
+}
+
+// callRecorder records the names of the functions instances call: what
+// Config.Keep is made from (Config.RecordCalls).
+type callRecorder struct {
+	mu     sync.Mutex
+	called map[string]bool
+}
+
+// factory returns a listener factory for a module whose functions are
+// named by names.
+func (r *callRecorder) factory(names map[int]string) experimental.FunctionListenerFactory {
+	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		name, ok := names[int(def.Index())]
+		if !ok {
+			return nil
+		}
+		var once atomic.Bool
+		return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
+			if once.CompareAndSwap(false, true) {
+				r.mu.Lock()
+				r.called[name] = true
+				r.mu.Unlock()
+			}
+		})
+	})
+}

@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A module compiled with only the runtime functions a workload called
+// runs that workload as the whole module does; a call outside it stops
+// with TrapPruned, and Whole runs it as before. With nothing kept, not
+// even the runtime's start survives.
+func TestPrunedModuleRunsAsTheWholeOne(t *testing.T) {
+	// What starting and calling next needs of the runtime.
+	rec, recMod := snapModuleWith(t, snapLearner, Config{Interpreter: true, RecordCalls: true})
+	only := []snapStart{{what: "next only", calls: []string{"next", "next"}}}
+	transcript(t, rec, recMod, only)
+	keep := rec.CalledFunctions()
+	if len(keep) < 50 || !strings.Contains(strings.Join(keep, " "), "runtime.mallocgc") {
+		t.Fatalf("recorded %d runtime functions: %v", len(keep), keep)
+	}
+
+	whole, wholeMod := snapModuleWith(t, snapLearner, Config{Interpreter: true})
+	pruned, prunedMod := snapModuleWith(t, snapLearner, Config{Interpreter: true, Keep: keep})
+	if prunedMod.Pruned < 300 || wholeMod.Pruned != 0 {
+		t.Fatalf("%d functions pruned (without Keep: %d)", prunedMod.Pruned, wholeMod.Pruned)
+	}
+	want, got := transcript(t, whole, wholeMod, only), transcript(t, pruned, prunedMod, only)
+	if want[0] != got[0] {
+		t.Errorf("the workload it was kept for:\nwhole:  %s\npruned: %s", want[0], got[0])
+	}
+
+	// report formats a map's keys and a time: runtime code next never ran.
+	report := []snapStart{{what: "report", at: time.Second, calls: []string{"next", "report"}}}
+	got = transcript(t, pruned, prunedMod, report)
+	if !strings.Contains(got[0], "trap pruned") {
+		t.Fatalf("a call outside the kept functions: %s", got[0])
+	}
+	full, err := pruned.Whole(context.Background(), prunedMod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got = transcript(t, whole, wholeMod, report), transcript(t, pruned, full, report)
+	if want[0] != got[0] || strings.Contains(got[0], "trap") {
+		t.Errorf("on the whole module:\nwant %s\ngot  %s", want[0], got[0])
+	}
+	if again, _ := pruned.Whole(context.Background(), prunedMod); again != full || pruned.WholeCompiles() != 1 {
+		t.Errorf("the whole module was compiled %d times", pruned.WholeCompiles())
+	}
+
+	// Nothing kept: the runtime's start stops at its first call.
+	bare, bareMod := snapModuleWith(t, snapLearner, Config{Interpreter: true, Keep: []string{}})
+	_, err = bareMod.Instantiate(context.Background(), bare, &countingHost{}, Limits{})
+	var trap *Trap
+	if !errors.As(err, &trap) || trap.Kind != TrapPruned {
+		t.Errorf("starting with no runtime function kept: %v", err)
+	}
+}
