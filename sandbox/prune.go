@@ -147,7 +147,9 @@ func withoutNames(m []byte, info moduleNames) []byte {
 	if info.names == nil {
 		return m
 	}
-	return splice(m, info.names.start, info.names.end, nil)
+	out := make([]byte, 0, len(m)-(info.names.end-info.names.start))
+	out = append(out, m[:info.names.start]...)
+	return append(out, m[info.names.end:]...)
 }
 
 // prune returns m, without its name section, with every runtime function
@@ -177,19 +179,15 @@ func prune(m []byte, info moduleNames, keep map[string]bool) ([]byte, int) {
 		}
 		body = append(body, fn...)
 	}
-	section := appendUleb([]byte{10}, uint32(len(body)))
-	// The name section comes after the code section (checked above), so
-	// cutting it first leaves the code section where it was.
-	out := withoutNames(m, info)
-	return splice(out, info.code.start, info.code.end, append(section, body...)), pruned
-}
-
-// splice returns m with m[start:end] replaced by with, in a new slice.
-func splice(m []byte, start, end int, with []byte) []byte {
-	out := make([]byte, 0, len(m)-(end-start)+len(with))
-	out = append(out, m[:start]...)
-	out = append(out, with...)
-	return append(out, m[end:]...)
+	// One copy: what precedes the code section, the new one, and what
+	// follows it but the name section (which comes after it, checked
+	// above).
+	out := make([]byte, 0, len(m)-len(sec)+len(body)+6-(info.names.end-info.names.start))
+	out = append(out, m[:info.code.start]...)
+	out = appendUleb(append(out, 10), uint32(len(body)))
+	out = append(out, body...)
+	out = append(out, m[info.code.end:info.names.start]...)
+	return append(out, m[info.names.end:]...), pruned
 }
 
 // appendStub appends the body of a pruned function: call the host with

@@ -186,10 +186,11 @@ type Module struct {
 // wholeModule is a pruned module's code in full, compiled when first
 // needed.
 type wholeModule struct {
-	code []byte
-	once sync.Once
-	mod  *Module
-	err  error
+	code  []byte // with its name section
+	names moduleNames
+	once  sync.Once
+	mod   *Module
+	err   error
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
@@ -227,16 +228,15 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	var whole *wholeModule
 	pruned := 0
 	names, ok := readNames(code)
-	if ok {
-		full := withoutNames(code, names)
-		if r.keep != nil {
-			if code, pruned = prune(code, names, r.keep); pruned > 0 {
-				whole = &wholeModule{code: full}
-			}
+	if ok && r.keep != nil {
+		var p []byte
+		if p, pruned = prune(code, names, r.keep); pruned > 0 {
+			whole = &wholeModule{code: code, names: names}
+			code = p
 		}
-		if whole == nil {
-			code = full
-		}
+	}
+	if ok && whole == nil {
+		code = withoutNames(code, names)
 	}
 	cctx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 	if r.recorder != nil && ok {
@@ -275,7 +275,7 @@ func (r *Runtime) Whole(ctx context.Context, m *Module) (*Module, error) {
 	w.once.Do(func() {
 		// Not the caller's deadline: the result serves every later caller.
 		cctx := experimental.WithCompilationWorkers(context.WithoutCancel(ctx), runtime.GOMAXPROCS(0))
-		cm, err := r.rt.CompileModule(cctx, w.code)
+		cm, err := r.rt.CompileModule(cctx, withoutNames(w.code, w.names))
 		if err != nil {
 			w.err = err
 			return
