@@ -17,6 +17,10 @@ import (
 )
 
 func cmdTest(args []string) int {
+	// The engine asks the go command about the toolchain (a process of
+	// its own, 20 ms) while the exercise is found and read.
+	pending := startEngine()
+	defer pending.discard()
 	fs, dir := newFlags("test")
 	runOnly := fs.Bool("run", false, "run the sample tests only")
 	seed := fs.Uint64("seed", judge.DefaultSeed, "the seed that drives every choice of the simulation")
@@ -66,7 +70,7 @@ func cmdTest(args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	eng, err := newEngine()
+	eng, err := pending.take()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -108,6 +112,38 @@ func cmdTest(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// pendingEngine is an engine being started in the background.
+type pendingEngine struct {
+	done  chan struct{}
+	eng   *judge.Engine
+	err   error
+	taken bool
+}
+
+func startEngine() *pendingEngine {
+	p := &pendingEngine{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.eng, p.err = newEngine()
+	}()
+	return p
+}
+
+// take waits for the engine; the caller closes it.
+func (p *pendingEngine) take() (*judge.Engine, error) {
+	<-p.done
+	p.taken = true
+	return p.eng, p.err
+}
+
+// discard closes the engine if nobody took it.
+func (p *pendingEngine) discard() {
+	<-p.done
+	if !p.taken && p.eng != nil {
+		p.eng.Close()
+	}
 }
 
 // newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
