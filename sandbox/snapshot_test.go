@@ -209,6 +209,19 @@ func transcript(t *testing.T, rt *Runtime, mod *Module, starts []snapStart) []st
 	return out
 }
 
+// sameTranscripts fails the test where a start from a snapshot shows
+// something a start that ran _initialize did not.
+func sameTranscripts(t *testing.T, off, on []string) {
+	t.Helper()
+	for i := range off {
+		if off[i] != on[i] {
+			t.Errorf("started as before:\n%s\nfrom a snapshot:\n%s", off[i], on[i])
+		} else {
+			t.Log(on[i])
+		}
+	}
+}
+
 func startError(err error) string {
 	var trap *Trap
 	if errors.As(err, &trap) {
@@ -270,13 +283,7 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	off := transcript(t, rtOff, modOff, starts)
 	shared.used = 0
 	on := transcript(t, rtOn, modOn, starts)
-	for i := range starts {
-		if off[i] != on[i] {
-			t.Errorf("started as before:\n%s\nfrom a snapshot:\n%s", off[i], on[i])
-		} else {
-			t.Log(on[i])
-		}
-	}
+	sameTranscripts(t, off, on)
 
 	// The transcripts show what they must, and the snapshots were used.
 	for _, want := range []string{
@@ -337,16 +344,12 @@ func TestOneSnapshotServesEveryInstant(t *testing.T) {
 	}
 	off := transcript(t, rtOff, modOff, starts)
 	on := transcript(t, rtOn, modOn, starts)
-	for i := range starts {
-		if off[i] != on[i] {
-			t.Errorf("started as before:\n%s\nfrom a snapshot:\n%s", off[i], on[i])
-		} else {
-			t.Log(on[i])
-		}
+	sameTranscripts(t, off, on)
+	for _, line := range on {
 		// time.Now's monotonic reading counts from the runtime's start,
 		// which a snapshot taken at another instant would put elsewhere.
-		if !strings.Contains(on[i], "m=+0.000000001 ") {
-			t.Errorf("the monotonic clock does not count from the instance's start: %s", on[i])
+		if !strings.Contains(line, "m=+0.000000001 ") {
+			t.Errorf("the monotonic clock does not count from the instance's start: %s", line)
 		}
 	}
 	if n := modOn.snaps.started.Load(); n != int64(len(starts)-1) {
