@@ -11,18 +11,17 @@ import (
 )
 
 // Compiling only the Go runtime a judge runs. wazero compiles every
-// function of a module before its first instance, and the Go runtime is
-// 71 % of a learner's module, most of it never called under a judge (the
-// parts for signals, cgo, profiling, tracing, a failing collector, ...):
-// the four exercises' solutions call 35 % of the module's code. So a
-// runtime function not in Config.Keep is compiled as a stub that calls the
-// host with prunedOp and its index; the host stops the instance with a
-// TrapPruned, and the caller runs again on the whole module
-// (Runtime.Whole). Nothing else changes: indices, types, tables, data and
-// memory are those of the whole module, so an instance that never reaches
-// a stub does exactly what it would have done on the whole module, and one
-// that reaches one is discarded. Measured: RATIONALE.md, "Compiling what
-// runs".
+// function of a module before its first instance, and most of a learner's
+// module is the Go runtime, much of it never called under a judge (the
+// parts for signals, cgo, profiling, tracing, a collector that a small
+// heap never starts, ...). So a runtime function not in Config.Keep is
+// compiled as a stub that calls the host with prunedOp and its index; the
+// host stops the instance with a TrapPruned, and the caller runs again on
+// the whole module (Runtime.Whole). Nothing else changes: indices, types,
+// tables, data and memory are those of the whole module, so an instance
+// that never reaches a stub does exactly what it would have done on the
+// whole module, and one that reaches one is discarded. Measured:
+// RATIONALE.md, "Compiling what runs".
 
 // prunedOp is the host call a stub makes; the SDK's operations are small
 // numbers.
