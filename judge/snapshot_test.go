@@ -2,12 +2,7 @@ package judge
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"sync"
 	"testing"
-
-	"ctrljudge/judge/verdict"
 )
 
 // Starting controllers from snapshots of their module's initialisation
@@ -21,35 +16,19 @@ func TestSnapshotsDoNotChangeVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer off.Close()
-	type kase struct {
-		ex   *Exercise
-		what string
-		code []byte
-	}
-	var cases []kase
+	var cases []judgeable
 	for _, ex := range catalog(t).Exercises {
-		cases = append(cases, kase{ex, "solution", ex.Solution}, kase{ex, "starter", ex.Starter})
+		cases = append(cases, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
 		for _, m := range ex.Mutants {
-			cases = append(cases, kase{ex, "mutant " + m.Name, m.Code})
+			cases = append(cases, judgeable{ex, "mutant " + m.Name, m.Code})
 		}
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, c := range cases {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			s := Submission{Exercise: c.ex, Code: c.code, Mode: verdict.ModeSubmit}
-			a, _ := json.Marshal(on.Judge(context.Background(), s))
-			b, _ := json.Marshal(off.Judge(context.Background(), s))
-			if !bytes.Equal(a, b) {
-				t.Errorf("%s %s: verdicts differ\nwith snapshots:    %s\nwithout snapshots: %s", c.ex.Slug, c.what, a, b)
-			}
-		}()
+	a, b := judgeAll(on, cases), judgeAll(off, cases)
+	for i, c := range cases {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("%s %s: verdicts differ\nwith snapshots:    %s\nwithout snapshots: %s", c.ex.Slug, c.what, a[i], b[i])
+		}
 	}
-	wg.Wait()
 	if n := on.rt.SnapshotStarts(); n == 0 {
 		t.Error("no controller started from a snapshot")
 	}
