@@ -529,7 +529,9 @@ func (b *Builder) runTool(ctx context.Context, dir, tmp, bin string, args []stri
 	pid := cmd.Process.Pid
 	var limErr error
 	if lim.CPU > 0 || lim.MemoryBytes > 0 || lim.FileBytes > 0 {
-		if limErr = limitGroup(pid, lim); limErr != nil {
+		// The go command starts the compiler and the linker; they start
+		// nothing.
+		if limErr = limitGroup(pid, lim, bin != b.goBin); limErr != nil {
 			killGroup(pid)
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,13 +51,17 @@ func waitExited(pid int) {
 // process it has already started. Limits are inherited at fork, so the
 // children the go command starts later get them too; the scan of the
 // group closes the window between Start and the first Prlimit, in which
-// a go command scheduled before us could already have forked.
-func limitGroup(pid int, lim BuildLimits) error {
+// a go command scheduled before us could already have forked. A leaf (the
+// compiler, the linker: they start no process) needs no scan.
+func limitGroup(pid int, lim BuildLimits, leaf bool) error {
 	if err := setLimits(pid, lim); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return nil // already gone: nothing left to limit
 		}
 		return err
+	}
+	if leaf {
+		return nil
 	}
 	for _, p := range groupMembers(pid) {
 		if p != pid {
@@ -89,6 +95,17 @@ func setLimits(pid int, lim BuildLimits) error {
 	}
 	return set(unix.RLIMIT_FSIZE, uint64(lim.FileBytes))
 }
+
+// adoptsOrphans says whether the kernel gives this process the orphans of
+// its descendants: as init, or as a child subreaper.
+var adoptsOrphans = sync.OnceValue(func() bool {
+	if os.Getpid() == 1 {
+		return true
+	}
+	var on uintptr
+	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0)
+	return err != nil || on != 0 // unknown: scan, as a reaper must
+})
 
 // groupMembers lists the processes whose process group is pgid.
 func groupMembers(pgid int) []int {
@@ -148,8 +165,13 @@ func maxRSSBytes(ps *os.ProcessState) int64 {
 // endGroup kills every process of the group pgid, whose leader has exited
 // but is not reaped yet. Children orphaned by a kill of the go command
 // were given to init, or to us when we are init (a judge in a container
-// without one): those we reap, or they would stay zombies.
+// without one) or a subreaper: those we reap, or they would stay zombies.
+// Otherwise none is ours, and the kill is all (no scan of /proc).
 func endGroup(pgid int) {
+	if !adoptsOrphans() {
+		killGroup(pgid)
+		return
+	}
 	members := groupMembers(pgid)
 	killGroup(pgid)
 	me := os.Getpid()
