@@ -48,9 +48,9 @@ type Options struct {
 	// noSnapshots starts every controller by running its module's
 	// initialisation (sandbox.Config.NoSnapshots): the tests compare.
 	noSnapshots bool
-	// keep, if not nil, replaces runtimeFunctions; noPruning compiles
-	// every function; recordCalls records the runtime functions called
-	// (sandbox.Config): the tests compare, and make runtimeFunctions.
+	// keep, if not nil, replaces keptFunctions; noPruning compiles
+	// every function; recordCalls records the library functions called
+	// (sandbox.Config): the tests compare, and make keptFunctions.
 	keep        []string
 	noPruning   bool
 	recordCalls bool
@@ -123,7 +123,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	case opts.keep != nil:
 		cfg.Keep = opts.keep
 	case !opts.noPruning && !opts.recordCalls:
-		cfg.Keep = keptRuntimeFunctions()
+		cfg.Keep = keptFunctionList()
 	}
 	if opts.CacheDir != "" {
 		b.StateDir = filepath.Join(opts.CacheDir, "toolchain")

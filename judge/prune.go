@@ -5,23 +5,26 @@ import (
 	"strings"
 )
 
-// runtimeFunctions names the functions of the Go runtime that judging
-// calls: the exercises' solutions, starters and mutants, the bug corpus
-// and the learner fixtures, every test in submit mode. Only these are
-// compiled in a learner's module; the rest are stubs, and a test whose
+// keptFunctions names the functions of the Go runtime and standard
+// library that judging calls: the exercises' solutions, starters and
+// mutants, the bug corpus, the learner fixtures and testdata/keep (the
+// standard library as learners often call it), every test in submit
+// mode. Only these, the learner's package and the SDK are compiled in a
+// learner's module; the rest are stubs, and a test whose
 // controller reaches one is played again on the whole module
 // (sandbox/prune.go, playTest). A list out of date costs time, never a
 // verdict. Made by
 //
-//	CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS=1 go test -run TestRuntimeFunctionsList ./judge/
+//	CTRLJUDGE_UPDATE_KEPT_FUNCTIONS=1 go test -run TestKeptFunctionsList ./judge/
 //
-//go:embed runtime_functions.txt
-var runtimeFunctions string
+//go:embed kept_functions.txt
+var keptFunctions string
 
-// keptRuntimeFunctions is runtimeFunctions as a list.
-func keptRuntimeFunctions() []string {
-	var names []string
-	for _, line := range strings.Split(runtimeFunctions, "\n") {
+// keptFunctionList is keptFunctions as a list, and the SDK whole (a
+// learner may call any of it).
+func keptFunctionList() []string {
+	names := []string{"ctrljudge*"}
+	for _, line := range strings.Split(keptFunctions, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 			names = append(names, line)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,8 @@ type judgeable struct {
 
 // everyKnownFile is every learner file the repository holds that judging
 // runs to the end: each exercise's solution, starter and mutants, the bug
-// corpus, the generated scenarios' bugs and the differential fixtures.
+// corpus, the generated scenarios' bugs, the differential fixtures and
+// the solutions that call the standard library as learners often do.
 // (Not testdata/learner: files that flood, loop, panic or run out of
 // memory, whose runtime paths are worth compiling only when they run.)
 func everyKnownFile(t *testing.T) []judgeable {
@@ -48,7 +50,7 @@ func everyKnownFile(t *testing.T) []judgeable {
 		out = append(out, judgeable{find(f.exercise), "corpus " + f.name, f.code})
 	}
 	gen, _ := filepath.Glob("testdata/gen/*.go")
-	for _, p := range gen {
+	for _, p := range append(gen, commonStdFiles(t)...) {
 		code, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -82,6 +84,17 @@ func everyKnownFile(t *testing.T) []judgeable {
 	return out
 }
 
+// commonStdFiles are the files of testdata/keep: exercises' solutions
+// that also call what learners often call from the standard library.
+func commonStdFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/keep/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in testdata/keep: %v", err)
+	}
+	return files
+}
+
 // judgeAll judges every file in submit mode, two at a time, and returns
 // the verdicts' JSON in order.
 func judgeAll(eng *Engine, files []judgeable) [][]byte {
@@ -99,12 +112,13 @@ func judgeAll(eng *Engine, files []judgeable) [][]byte {
 	return out
 }
 
-// The list of runtime functions a learner's module is compiled with
-// serves the judge's own exercises: their solutions and starters never
-// need the whole module. With CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS=1 the
+// The list of library functions a learner's module is compiled with
+// serves the judge's own exercises and the standard library as learners
+// often call it: their solutions and starters, and the files of
+// testdata/keep, never need the whole module. With CTRLJUDGE_UPDATE_KEPT_FUNCTIONS=1 the
 // list is made again, from every learner file the repository holds.
-func TestRuntimeFunctionsList(t *testing.T) {
-	if os.Getenv("CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS") != "" {
+func TestKeptFunctionsList(t *testing.T) {
+	if os.Getenv("CTRLJUDGE_UPDATE_KEPT_FUNCTIONS") != "" {
 		if testing.Short() {
 			t.Skip("compiles to WebAssembly")
 		}
@@ -115,12 +129,13 @@ func TestRuntimeFunctionsList(t *testing.T) {
 		defer eng.Close()
 		files := everyKnownFile(t)
 		judgeAll(eng, files)
-		names := eng.rt.CalledFunctions()
-		head := "# Made by CTRLJUDGE_UPDATE_RUNTIME_FUNCTIONS=1 go test -run TestRuntimeFunctionsList ./judge/\n"
-		if err := os.WriteFile("runtime_functions.txt", []byte(head+strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		// The SDK is kept whole (keptFunctionList).
+		names := slices.DeleteFunc(eng.rt.CalledFunctions(), func(name string) bool { return strings.HasPrefix(name, "ctrljudge") })
+		head := "# Made by CTRLJUDGE_UPDATE_KEPT_FUNCTIONS=1 go test -run TestKeptFunctionsList ./judge/\n"
+		if err := os.WriteFile("kept_functions.txt", []byte(head+strings.Join(names, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d runtime functions called judging %d files", len(names), len(files))
+		t.Logf("%d library functions called judging %d files", len(names), len(files))
 		return
 	}
 	eng := engine(t)
@@ -128,10 +143,27 @@ func TestRuntimeFunctionsList(t *testing.T) {
 	for _, ex := range catalog(t).Exercises {
 		files = append(files, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
 	}
+	for _, p := range commonStdFiles(t) {
+		code, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _, _ := strings.Cut(filepath.Base(p), "-")
+		ex, err := catalog(t).Find(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, judgeable{ex, p, code})
+	}
 	before := eng.rt.WholeCompiles()
-	judgeAll(eng, files)
+	verdicts := judgeAll(eng, files)
 	if n := eng.rt.WholeCompiles() - before; n > 0 {
-		t.Errorf("%d of the exercises' solutions and starters needed the whole module: make runtime_functions.txt again (see judge/prune.go)", n)
+		t.Errorf("%d of the exercises' solutions and starters, and the files of testdata/keep, needed the whole module: make kept_functions.txt again (see judge/prune.go)", n)
+	}
+	for i, f := range files {
+		if !bytes.Contains(verdicts[i], []byte(`"outcome":"accepted"`)) && f.what != "starter" {
+			t.Errorf("%s %s is not accepted: %.300s", f.ex.Slug, f.what, verdicts[i])
+		}
 	}
 	wasm, _, err := eng.build(context.Background(), files[0].code, files[0].ex.FileName())
 	if err != nil {
@@ -145,7 +177,7 @@ func TestRuntimeFunctionsList(t *testing.T) {
 	if mod.Pruned == 0 {
 		t.Error("nothing was pruned from a solution's module")
 	}
-	t.Logf("%d runtime functions kept; %s's solution has %d compiled as stubs", len(keptRuntimeFunctions()), files[0].ex.Slug, mod.Pruned)
+	t.Logf("%d names kept; %s's solution has %d compiled as stubs", len(keptFunctionList()), files[0].ex.Slug, mod.Pruned)
 }
 
 // A module with no runtime function kept stops in the runtime's start, in

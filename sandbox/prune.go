@@ -10,12 +10,13 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// Compiling only the Go runtime a judge runs. wazero compiles every
+// Compiling only the library code a judge runs. wazero compiles every
 // function of a module before its first instance, and most of a learner's
-// module is the Go runtime, much of it never called under a judge (the
-// parts for signals, cgo, profiling, tracing, a collector that a small
-// heap never starts, ...). So a runtime function not in Config.Keep is
-// compiled as a stub that calls the host with prunedOp and its index; the
+// module is the Go runtime and standard library, much of it never called
+// under a judge (the runtime's parts for signals, cgo, profiling,
+// tracing, a collector that a small heap never starts; the packages'
+// init-only and error paths, ...). So a function outside the program's
+// own package and not in Config.Keep is compiled as a stub that calls the host with prunedOp and its index; the
 // host stops the instance with a TrapPruned, and the caller runs again on
 // the whole module (Runtime.Whole). Nothing else changes: indices, types,
 // tables, data and memory are those of the whole module, so an instance
@@ -134,10 +135,44 @@ func functionNames(b []byte) map[int]string {
 	return names
 }
 
-// prunable says whether a function of this name belongs to the Go runtime
-// (names as Go's linker writes them, "/" as "_").
+// prunable says whether a function of this name may be compiled as a
+// stub: anything but the program's own package, package main, and code
+// made for its types (generic instances, equality functions), whose names
+// hold "main." (names as Go's linker writes them, "/" as "_").
 func prunable(name string) bool {
-	return strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal_runtime_")
+	return !strings.Contains(name, "main.")
+}
+
+// keepList is Config.Keep: names, and prefixes (the entries that end in
+// "*").
+type keepList struct {
+	names    map[string]bool
+	prefixes []string
+}
+
+func newKeepList(names []string) *keepList {
+	k := &keepList{names: map[string]bool{}}
+	for _, name := range names {
+		if p, ok := strings.CutSuffix(name, "*"); ok {
+			k.prefixes = append(k.prefixes, p)
+		} else {
+			k.names[name] = true
+		}
+	}
+	return k
+}
+
+// has says whether the function named name is kept.
+func (k *keepList) has(name string) bool {
+	if k.names[name] {
+		return true
+	}
+	for _, p := range k.prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutNames returns m without its name section (wazero would parse it
@@ -151,10 +186,10 @@ func withoutNames(m []byte, info moduleNames) []byte {
 	return append(out, m[info.names.end:]...)
 }
 
-// prune returns m, without its name section, with every runtime function
-// keep lacks compiled as a stub, and how many were; 0 when m has no names
+// prune returns m, without its name section, with every prunable
+// function keep lacks compiled as a stub, and how many were; 0 when m has no names
 // or does not import ctrljudge.call (then m is returned as it is).
-func prune(m []byte, info moduleNames, keep map[string]bool) ([]byte, int) {
+func prune(m []byte, info moduleNames, keep *keepList) ([]byte, int) {
 	if info.names == nil || info.call < 0 || info.names.start < info.code.end {
 		return m, 0
 	}
@@ -171,7 +206,7 @@ func prune(m []byte, info moduleNames, keep map[string]bool) ([]byte, int) {
 		fn := rest[:n+int(size)]
 		rest = rest[n+int(size):]
 		idx := info.imported + i
-		if name, ok := info.byIndex[idx]; ok && prunable(name) && !keep[name] {
+		if name, ok := info.byIndex[idx]; ok && prunable(name) && !keep.has(name) {
 			body = appendStub(body, uint32(idx), uint32(info.call))
 			pruned++
 			continue

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// A module compiled with only the runtime functions a workload called
+// A module compiled with only the library functions a workload called
 // runs that workload as the whole module does; a call outside it stops
 // with TrapPruned, and Whole runs it as before. With nothing kept, not
 // even the runtime's start survives.
@@ -19,7 +19,7 @@ func TestPrunedModuleRunsAsTheWholeOne(t *testing.T) {
 	transcript(t, rec, recMod, only)
 	keep := rec.CalledFunctions()
 	if len(keep) < 50 || !strings.Contains(strings.Join(keep, " "), "runtime.mallocgc") {
-		t.Fatalf("recorded %d runtime functions: %v", len(keep), keep)
+		t.Fatalf("recorded %d library functions: %v", len(keep), keep)
 	}
 
 	whole, wholeMod := snapModuleWith(t, snapLearner, Config{Interpreter: true})
@@ -55,6 +55,6 @@ func TestPrunedModuleRunsAsTheWholeOne(t *testing.T) {
 	_, err = bareMod.Instantiate(context.Background(), bare, &countingHost{}, Limits{})
 	var trap *Trap
 	if !errors.As(err, &trap) || trap.Kind != TrapPruned {
-		t.Errorf("starting with no runtime function kept: %v", err)
+		t.Errorf("starting with no library function kept: %v", err)
 	}
 }

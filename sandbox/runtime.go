@@ -50,10 +50,12 @@ type Config struct {
 	// `_initialize`, never from a snapshot of an earlier instance's start
 	// (snapshot.go); the instances behave the same either way.
 	NoSnapshots bool
-	// Keep, if not nil, names the only functions of the Go runtime worth
-	// compiling (prune.go): the others are compiled as stubs that stop an
-	// instance with TrapPruned, and Whole gives the module compiled in
-	// full. Names are as in the module's name section.
+	// Keep, if not nil, names the only functions worth compiling besides
+	// the program's own package (prune.go): the others are compiled as
+	// stubs that stop an instance with TrapPruned, and Whole gives the
+	// module compiled in full. Names are as in the module's name section;
+	// one that ends in "*" keeps every function whose name begins with
+	// the rest.
 	Keep []string
 	// RecordCalls records the name of every function an instance calls
 	// (CalledFunctions), which is how a Keep list is made. It slows every
@@ -65,7 +67,7 @@ type Config struct {
 type Runtime struct {
 	rt          wazero.Runtime
 	noSnapshots bool
-	keep        map[string]bool // nil: compile every function
+	keep        *keepList // nil: compile every function
 	recorder    *callRecorder
 	restored    atomic.Int64 // instances started from a snapshot
 	wholes      atomic.Int64 // pruned modules compiled again in full
@@ -129,10 +131,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, cache: cache, mods: map[[32]byte]*compileResult{}}
 	if cfg.Keep != nil {
-		r.keep = map[string]bool{}
-		for _, name := range cfg.Keep {
-			r.keep[name] = true
-		}
+		r.keep = newKeepList(cfg.Keep)
 	}
 	if cfg.RecordCalls {
 		r.recorder = &callRecorder{called: map[string]bool{}}
@@ -179,7 +178,7 @@ type Module struct {
 	Hash   [32]byte
 	entry  *compileResult
 	snaps  *snapshots // nil: every instance runs `_initialize`
-	Pruned int        // runtime functions compiled as stubs (prune.go)
+	Pruned int        // functions compiled as stubs (prune.go)
 	whole  *wholeModule
 }
 
