@@ -436,10 +436,11 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	// runtime's own traceback). The name section stays: pruning reads it
 	// (prune.go), and Compile strips it before wazero sees the module.
 	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-w", archive}
-	// GOMAXPROCS=1: the linker's work is mostly serial, and with a second
-	// P its collector marks on it whenever it idles: 13 % more CPU for the
-	// same wall time (sandbox/RATIONALE.md, "The linker on one P").
-	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, []string{"GOROOT=", "GOMAXPROCS=1"}); r.err != nil {
+	env := []string{"GOROOT="}
+	if b.linkProcs != "" {
+		env = append(env, "GOMAXPROCS="+b.linkProcs)
+	}
+	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, env); r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	return out, nil
