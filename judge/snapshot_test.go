@@ -6,8 +6,8 @@ import (
 )
 
 // Starting controllers from snapshots of their module's initialisation
-// (sandbox/snapshot.go), and compiling only the runtime functions judging
-// calls (sandbox/prune.go), change no verdict: every exercise's solution,
+// (sandbox/snapshot.go), and compiling only the library functions
+// judging calls (sandbox/prune.go), change no verdict: every exercise's solution,
 // starter and mutants get byte-identical JSON with both and without.
 func TestSnapshotsDoNotChangeVerdicts(t *testing.T) {
 	on := engine(t)
