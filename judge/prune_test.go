@@ -50,7 +50,7 @@ func everyKnownFile(t *testing.T) []judgeable {
 		out = append(out, judgeable{find(f.exercise), "corpus " + f.name, f.code})
 	}
 	gen, _ := filepath.Glob("testdata/gen/*.go")
-	for _, p := range append(gen, commonStdFiles(t)...) {
+	for _, p := range gen {
 		code, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -81,18 +81,45 @@ func everyKnownFile(t *testing.T) []judgeable {
 			out = append(out, judgeable{find(id), p, code})
 		}
 	}
+	out = append(out, commonStdFiles(t)...)
 	return out
 }
 
-// commonStdFiles are the files of testdata/keep: exercises' solutions
-// that also call what learners often call from the standard library.
-func commonStdFiles(t *testing.T) []string {
+// commonStdFiles are the exercises' reference solutions with a fragment
+// of testdata/keep each (named after the exercise), which calls the
+// standard library as learners often do before the solution's Reconcile.
+func commonStdFiles(t *testing.T) []judgeable {
 	t.Helper()
-	files, err := filepath.Glob("testdata/keep/*.go")
-	if err != nil || len(files) == 0 {
+	fragments, err := filepath.Glob("testdata/keep/*.go")
+	if err != nil || len(fragments) == 0 {
 		t.Fatalf("no files in testdata/keep: %v", err)
 	}
-	return files
+	var out []judgeable
+	for _, p := range fragments {
+		fragment, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _, _ := strings.Cut(filepath.Base(p), "-")
+		ex, err := catalog(t).Find(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// After the solution's import block, which the fragment's own
+		// imports must follow; and its Reconcile under another name.
+		code := strings.Replace(string(ex.Solution), "func Reconcile(", "func solutionReconcile(", 1)
+		end := strings.Index(code, "\n)\n")
+		if !strings.Contains(code, "func solutionReconcile(") || end < 0 {
+			t.Fatalf("%s: the solution has no import block or no Reconcile to wrap", p)
+		}
+		end += len("\n)\n")
+		_, body, ok := strings.Cut(string(fragment), "\npackage main\n")
+		if !ok {
+			t.Fatalf("%s: no package clause", p)
+		}
+		out = append(out, judgeable{ex, p, []byte(code[:end] + body + code[end:])})
+	}
+	return out
 }
 
 // judgeAll judges every file in submit mode, two at a time, and returns
@@ -143,18 +170,7 @@ func TestKeptFunctionsList(t *testing.T) {
 	for _, ex := range catalog(t).Exercises {
 		files = append(files, judgeable{ex, "solution", ex.Solution}, judgeable{ex, "starter", ex.Starter})
 	}
-	for _, p := range commonStdFiles(t) {
-		code, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, _, _ := strings.Cut(filepath.Base(p), "-")
-		ex, err := catalog(t).Find(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, judgeable{ex, p, code})
-	}
+	files = append(files, commonStdFiles(t)...)
 	before := eng.rt.WholeCompiles()
 	verdicts := judgeAll(eng, files)
 	if n := eng.rt.WholeCompiles() - before; n > 0 {
