@@ -210,7 +210,7 @@ func NewBuilder() (*Builder, error) {
 	env := []string{
 		"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0",
 		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off",
-		"GOENV=off", "GOSUMDB=off", "GOTELEMETRY=off",
+		"GOENV=off", "GOSUMDB=off",
 		"GOCACHE=" + lines[0], "GOROOT=" + lines[1],
 		"PATH=" + filepath.Dir(goBin),
 	}
@@ -517,6 +517,11 @@ func (b *Builder) runTool(ctx context.Context, dir, tmp, bin string, args []stri
 	}
 	rctx, cancel := context.WithTimeout(ctx, lim.Wall)
 	defer cancel()
+	if bin == b.goBin {
+		if err := telemetryOff(tmp); err != nil {
+			return runResult{err: fmt.Errorf("sandbox: running go build: %w", err)}
+		}
+	}
 	cmd := exec.CommandContext(rctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(b.env[:len(b.env):len(b.env)], "HOME="+tmp, "GOPATH="+filepath.Join(tmp, "gopath"), "TMPDIR="+tmp), env...)
@@ -560,6 +565,19 @@ func (b *Builder) runTool(ctx context.Context, dir, tmp, bin string, args []stri
 		r.err = &BusyError{Wall: time.Since(start)}
 	}
 	return r
+}
+
+// telemetryOff turns the go command's telemetry off for HOME home. Left
+// on ("local" is the default), the go command starts a detached process
+// that outlives the build's process group and writes under HOME after
+// the build's folder is removed. GOTELEMETRY in the environment does not
+// turn it off; the mode file does.
+func telemetryOff(home string) error {
+	dir := filepath.Join(home, ".config", "go", "telemetry")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "mode"), []byte("off"), 0o600)
 }
 
 // limitError explains a build that a kernel limit ended, as the

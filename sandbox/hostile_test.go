@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -323,5 +324,21 @@ func TestHostFailuresArePlainErrors(t *testing.T) {
 		if err == nil || errors.As(err, &be) || errors.As(err, &busy) {
 			t.Errorf("got %T %v, want a plain error", err, err)
 		}
+	}
+}
+
+// The go command runs with its telemetry off. Left on ("local" is the
+// default), it writes counters under HOME, the build's folder, and a
+// process it starts detached may write there after the folder is removed:
+// builds' folders were found left behind, holding only that.
+func TestGoCommandTelemetryOff(t *testing.T) {
+	b, root := testBuilder(t)
+	var out bytes.Buffer
+	r := b.runTool(context.Background(), root, root, b.goBin, []string{"env", "GOTELEMETRY"}, DefaultBuildLimits(), nil, &out, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "off" {
+		t.Errorf("the go command's telemetry is %q", got)
 	}
 }
