@@ -144,27 +144,48 @@ func prunable(name string) bool {
 }
 
 // keepList is Config.Keep: names, and prefixes (the entries that end in
-// "*").
+// "*"); and the packages the names are of. A package with no name in the
+// list, other than the runtime's, is one the list was never made for (a
+// learner's regexp, say): it is kept whole, or a program that uses it
+// would always need the whole module.
 type keepList struct {
 	names    map[string]bool
 	prefixes []string
+	packages map[string]bool
 }
 
 func newKeepList(names []string) *keepList {
-	k := &keepList{names: map[string]bool{}}
+	k := &keepList{names: map[string]bool{}, packages: map[string]bool{}}
 	for _, name := range names {
 		if p, ok := strings.CutSuffix(name, "*"); ok {
 			k.prefixes = append(k.prefixes, p)
 		} else {
 			k.names[name] = true
+			k.packages[packageOf(name)] = true
 		}
 	}
 	return k
 }
 
+// isRuntime says whether a function of this name belongs to the Go
+// runtime.
+func isRuntime(name string) bool {
+	return strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal_runtime_")
+}
+
+// packageOf is the package part of a function's name ("regexp_syntax" of
+// "regexp_syntax.(*parser).op").
+func packageOf(name string) string {
+	pkg, _, _ := strings.Cut(name, ".")
+	return pkg
+}
+
 // has says whether the function named name is kept.
 func (k *keepList) has(name string) bool {
 	if k.names[name] {
+		return true
+	}
+	if !isRuntime(name) && !k.packages[packageOf(name)] {
 		return true
 	}
 	for _, p := range k.prefixes {

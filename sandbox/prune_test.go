@@ -58,3 +58,26 @@ func TestPrunedModuleRunsAsTheWholeOne(t *testing.T) {
 		t.Errorf("starting with no library function kept: %v", err)
 	}
 }
+
+// A Keep list governs the runtime and the packages it names; a package
+// it never names is one it was not made for, and is kept whole.
+func TestKeepListKeepsPackagesItDoesNotName(t *testing.T) {
+	k := newKeepList([]string{"strings.Index", "runtime.mallocgc", "ctrljudge*"})
+	for _, c := range []struct {
+		name string
+		kept bool
+	}{
+		{"strings.Index", true},
+		{"strings.Fields", false},
+		{"runtime.mallocgc", true},
+		{"runtime.gcStart", false},
+		{"internal_runtime_atomic.Load", false},
+		{"regexp.MustCompile", true},
+		{"regexp_syntax.(*parser).op", true},
+		{"ctrljudge_judge_ctrl.Log", true},
+	} {
+		if got := k.has(c.name); got != c.kept {
+			t.Errorf("%s: kept %v, want %v", c.name, got, c.kept)
+		}
+	}
+}
