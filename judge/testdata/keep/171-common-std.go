@@ -11,25 +11,116 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Reconcile is the reference solution's, after a call that uses what it
 // computes nowhere.
 func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
 	d := &ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: req.Name, Namespace: req.Namespace}}
-	sink = commonStd(d, errors.New("an example"))
+	sink = commonStd(d, errors.New("an example")) + commonRuntime(len(req.Name))
 	return solutionReconcile(ctx, c, req)
+}
+
+// dnsLabel is a pattern, compiled at init as learners' often are.
+var dnsLabel = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)$`)
+
+type notReady struct{ name string }
+
+func (e *notReady) Error() string { return e.name + " is not ready" }
+
+// commonRuntime runs what the Go runtime does for ordinary code beyond the
+// solution's: division by a number not known when compiling, maps past
+// eight entries, goroutines with a channel, a mutex and a wait group,
+// defer and recover, interfaces and type switches.
+func commonRuntime(n int) string {
+	d := n%7 + 1
+	q, r := n/d, n%d
+	q64, r64 := int64(n)/int64(d), int64(n)%int64(d)
+	q32, u := int32(n)/int32(d), uint(n)/uint(d)+uint(n)%uint(d)
+	big := map[string]int{}
+	for i := range 40 {
+		big["k"+strconv.Itoa(i)] = i
+	}
+	for i := range 30 {
+		delete(big, "k"+strconv.Itoa(i))
+	}
+	ints := map[int]bool{}
+	for i := range 20 {
+		ints[i*q] = true
+	}
+	total := len(big) + len(ints)
+	clear(big)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	results := make(chan int, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			total += i
+			mu.Unlock()
+			results <- i
+		}()
+	}
+	wg.Wait()
+	close(results)
+	for v := range results {
+		total += v
+	}
+	select {
+	case v, ok := <-results:
+		total += v + len(strconv.FormatBool(ok))
+	default:
+	}
+	var err error = &notReady{"web"}
+	var nr *notReady
+	if errors.As(fmt.Errorf("wrapped: %w", err), &nr) {
+		total++
+	}
+	var anything any = q64
+	switch v := anything.(type) {
+	case int64:
+		total += int(v)
+	case string:
+		total += len(v)
+	}
+	func() {
+		defer func() {
+			if recover() != nil {
+				total++
+			}
+		}()
+		var m map[string]int
+		m["nil map"] = 1 // panics, and is recovered
+	}()
+	labels := []string{"web-1", "Web_2", "db"}
+	for _, l := range labels {
+		if dnsLabel.MatchString(l) {
+			total++
+		}
+	}
+	parts := regexp.MustCompile(`^(\w+)-(\d+)$`).FindStringSubmatch("web-12")
+	replaced := strings.NewReplacer("-", "_", ".", "_").Replace(strings.Map(unicode.ToUpper, "a-b.c"))
+	enc := base64.StdEncoding.EncodeToString([]byte(replaced))
+	dur, _ := time.ParseDuration("1m30s")
+	f, _ := strconv.ParseFloat("2.5", 64)
+	return fmt.Sprint(q, r, r64, q32, u, total, parts, enc, utf8.RuneCountInString(replaced), dur.Seconds()/f, math.Round(f), time.Duration(n)*time.Millisecond)
 }
 
 // sink keeps commonStd's result alive.
