@@ -519,7 +519,7 @@ func (b *Builder) runTool(ctx context.Context, dir, tmp, bin string, args []stri
 	defer cancel()
 	if bin == b.goBin {
 		if err := telemetryOff(tmp); err != nil {
-			return runResult{err: fmt.Errorf("sandbox: running go build: %w", err)}
+			return runResult{err: fmt.Errorf("sandbox: preparing the go command: %w", err)}
 		}
 	}
 	cmd := exec.CommandContext(rctx, bin, args...)

@@ -16,13 +16,14 @@ import (
 // under a judge (the runtime's parts for signals, cgo, profiling,
 // tracing, a collector that a small heap never starts; the packages'
 // init-only and error paths, ...). So a function outside the program's
-// own package and not in Config.Keep is compiled as a stub that calls the host with prunedOp and its index; the
-// host stops the instance with a TrapPruned, and the caller runs again on
-// the whole module (Runtime.Whole). Nothing else changes: indices, types,
-// tables, data and memory are those of the whole module, so an instance
-// that never reaches a stub does exactly what it would have done on the
-// whole module, and one that reaches one is discarded. Measured:
-// RATIONALE.md, "Compiling what runs".
+// own package and not in Config.Keep is compiled as a stub that calls the
+// host with prunedOp and its index; the host stops the instance with a
+// TrapPruned, and the caller runs again on the whole module
+// (Runtime.Whole). Nothing else changes: indices, types, tables, data and
+// memory are those of the whole module, so an instance that never reaches
+// a stub does exactly what it would have done on the whole module, and
+// one that reaches one is discarded. Measured: RATIONALE.md, "Compiling
+// what runs".
 
 // prunedOp is the host call a stub makes; the SDK's operations are small
 // numbers.
