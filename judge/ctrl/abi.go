@@ -233,7 +233,7 @@ func decodeReply(op Op, b []byte, obj Object, list ObjectList) (Reply, error) {
 	case OpList:
 		n := d.count()
 		if list != nil {
-			r.listed = list.decodeItems(&d, n)
+			r.listed = decodeList(&d, list, n)
 			break
 		}
 		r.Items = make([]Object, 0, n)

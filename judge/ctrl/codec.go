@@ -87,6 +87,25 @@ func (e *encoder) time(t time.Time) {
 type decoder struct {
 	b   string
 	err error
+	// The small slices of a List's objects (containers, owner references,
+	// conditions) are cut from one allocation per kind of slice, sized for
+	// the items still to come (left), each piece capped at its length so
+	// that an append to one never writes into the next.
+	left       int
+	containers []Container
+	owners     []OwnerReference
+	conditions []PodCondition
+}
+
+// piece returns n zeroed elements cut from *slab, which is refilled, when
+// short, with room for as many again for each of the left items to come.
+func piece[T any](slab *[]T, n, left int) []T {
+	if n > len(*slab) {
+		*slab = make([]T, n*max(left, 1))
+	}
+	s := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return s
 }
 
 func (d *decoder) fail() {
@@ -96,7 +115,16 @@ func (d *decoder) fail() {
 	d.b = ""
 }
 
+// The lengths and most numbers in a message are under 128, one byte:
+// uvarint, count and str read that case first, and str without calling
+// the other two. A call is dozens of instructions in the interpreter the
+// learner's module runs in, and str is most of what decoding does.
+
 func (d *decoder) uvarint() uint64 {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 {
+		d.b = b[1:]
+		return uint64(b[0])
+	}
 	var v uint64
 	for shift := uint(0); shift < 64; shift += 7 {
 		if len(d.b) == 0 {
@@ -130,6 +158,10 @@ func (d *decoder) int32() int32 {
 
 // count reads a collection length that must be plausible for what is left.
 func (d *decoder) count() int {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) {
+		d.b = b[1:]
+		return int(b[0])
+	}
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {
 		d.fail()
@@ -139,6 +171,11 @@ func (d *decoder) count() int {
 }
 
 func (d *decoder) str() string {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) {
+		n := 1 + int(b[0])
+		d.b = b[n:]
+		return b[1:n]
+	}
 	n := d.count()
 	s := d.b[:n]
 	d.b = d.b[n:]
@@ -237,7 +274,7 @@ func (d *decoder) meta(m *ObjectMeta) {
 	m.Labels = d.strMap()
 	m.Annotations = d.strMap()
 	if n := d.count(); n > 0 {
-		m.OwnerReferences = make([]OwnerReference, n)
+		m.OwnerReferences = piece(&d.owners, n, d.left)
 		for i := range m.OwnerReferences {
 			r := &m.OwnerReferences[i]
 			r.APIVersion, r.Kind, r.Name, r.UID = d.str(), d.str(), d.str(), d.str()
@@ -258,7 +295,7 @@ func (e *encoder) podSpec(s *PodSpec) {
 
 func (d *decoder) podSpec(s *PodSpec) {
 	if n := d.count(); n > 0 {
-		s.Containers = make([]Container, n)
+		s.Containers = piece(&d.containers, n, d.left)
 		for i := range s.Containers {
 			s.Containers[i].Name, s.Containers[i].Image = d.str(), d.str()
 		}
@@ -314,7 +351,7 @@ func (o *Pod) decodeBody(d *decoder) {
 	d.podSpec(&o.Spec)
 	o.Status.Phase = PodPhase(d.str())
 	if n := d.count(); n > 0 {
-		o.Status.Conditions = make([]PodCondition, n)
+		o.Status.Conditions = piece(&d.conditions, n, d.left)
 		for i := range o.Status.Conditions {
 			c := &o.Status.Conditions[i]
 			c.Type, c.Status = PodConditionType(d.str()), ConditionStatus(d.str())
@@ -328,7 +365,28 @@ func (o *ConfigMap) decodeBody(d *decoder) { o.Data = d.strMap() }
 func (e *encoder) object(o Object) {
 	e.str(string(o.GetObjectKind()))
 	e.meta(o.GetObjectMeta())
-	o.encodeBody(e)
+	switch o := o.(type) { // not a method: the encoder would escape
+	case *Deployment:
+		o.encodeBody(e)
+	case *Pod:
+		o.encodeBody(e)
+	case *ConfigMap:
+		o.encodeBody(e)
+	}
+}
+
+// body decodes the rest of o after its metadata. A type switch, not a
+// method of Object: the decoder passed through an interface call would
+// escape, and cost an allocation in every reply.
+func (d *decoder) body(o Object) {
+	switch o := o.(type) {
+	case *Deployment:
+		o.decodeBody(d)
+	case *Pod:
+		o.decodeBody(d)
+	case *ConfigMap:
+		o.decodeBody(d)
+	}
 }
 
 func (d *decoder) object() Object {
@@ -338,7 +396,7 @@ func (d *decoder) object() Object {
 		return nil
 	}
 	d.meta(o.GetObjectMeta())
-	o.decodeBody(d)
+	d.body(o)
 	if d.err != nil {
 		return nil
 	}
@@ -359,7 +417,7 @@ func (d *decoder) into(o Object) bool {
 	}
 	o.reset()
 	d.meta(o.GetObjectMeta())
-	o.decodeBody(d)
+	d.body(o)
 	return true
 }
 
@@ -371,6 +429,7 @@ func decodeItems[T any, P interface {
 }](d *decoder, n int) ([]T, bool) {
 	items := make([]T, n)
 	for i := range items {
+		d.left = n - i
 		if !d.into(P(&items[i])) {
 			return nil, d.err != nil
 		}

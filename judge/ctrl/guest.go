@@ -57,7 +57,17 @@ func (hostClient) Get(_ context.Context, key ObjectKey, obj Object) error {
 func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) error {
 	var o listOptions
 	for _, opt := range opts {
-		opt.applyToList(&o)
+		// A type switch, not opt.applyToList(&o): o would escape.
+		switch opt := opt.(type) {
+		case InNamespace:
+			opt.applyToList(&o)
+		case MatchingLabels:
+			opt.applyToList(&o)
+		case ownedBy:
+			opt.applyToList(&o)
+		default: // the interface is sealed: a new option belongs above
+			panic("ctrl: a ListOption this client does not know")
+		}
 	}
 	r, err := invokeInto(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID}, nil, list)
 	if err != nil {

@@ -64,8 +64,6 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 type Object interface {
 	GetObjectMeta() *ObjectMeta
 	GetObjectKind() Kind
-	encodeBody(*encoder)
-	decodeBody(*decoder)
 	reset()
 }
 
@@ -73,7 +71,6 @@ type Object interface {
 // *ConfigMapList.
 type ObjectList interface {
 	itemKind() Kind
-	decodeItems(d *decoder, n int) bool
 }
 
 // Deployment asks for Replicas copies of a Pod template and rolls them over
@@ -205,29 +202,32 @@ func (o *Deployment) reset() { *o = Deployment{} }
 func (o *Pod) reset()        { *o = Pod{} }
 func (o *ConfigMap) reset()  { *o = ConfigMap{} }
 
-// decodeItems fills the list from d, unless an item is of another kind.
-func (l *DeploymentList) decodeItems(d *decoder, n int) bool {
-	items, ok := decodeItems[Deployment](d, n)
-	if ok && d.err == nil {
-		l.Items = items
+// decodeList fills list with n items from d, unless an item is of
+// another kind. A type switch, not a method of the interface: the decoder
+// passed through an interface call would escape, and cost an allocation
+// in every reply.
+func decodeList(d *decoder, list ObjectList, n int) bool {
+	switch l := list.(type) {
+	case *DeploymentList:
+		items, ok := decodeItems[Deployment](d, n)
+		if ok && d.err == nil {
+			l.Items = items
+		}
+		return ok
+	case *PodList:
+		items, ok := decodeItems[Pod](d, n)
+		if ok && d.err == nil {
+			l.Items = items
+		}
+		return ok
+	case *ConfigMapList:
+		items, ok := decodeItems[ConfigMap](d, n)
+		if ok && d.err == nil {
+			l.Items = items
+		}
+		return ok
 	}
-	return ok
-}
-
-func (l *PodList) decodeItems(d *decoder, n int) bool {
-	items, ok := decodeItems[Pod](d, n)
-	if ok && d.err == nil {
-		l.Items = items
-	}
-	return ok
-}
-
-func (l *ConfigMapList) decodeItems(d *decoder, n int) bool {
-	items, ok := decodeItems[ConfigMap](d, n)
-	if ok && d.err == nil {
-		l.Items = items
-	}
-	return ok
+	return false
 }
 
 // NewObject returns an empty object of the kind, or nil for an unknown kind.
