@@ -438,10 +438,11 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		start := clock().UnixNano()
 		if m.snaps != nil {
 			var watch bool
-			if snap, watch = m.snaps.lookup(start); snap != nil && !snap.fits(lim) {
+			if snap, watch = m.snaps.lookup(ctx, start); snap != nil && !snap.fits(lim) {
 				snap = nil // it would not have started: start it the old way
 			} else if watch {
 				inst.rec = &initRecord{clock: start, random: random}
+				defer m.snaps.settle()
 			}
 		}
 		read := func() int64 {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -63,13 +64,18 @@ type snapshots struct {
 	globals []string // export names of the mutable globals, in index order
 	dataEnd uint32   // memory below it holds data segments at instantiation
 	mu      sync.Mutex
-	watched bool                // an `_initialize` has been watched
-	wall    bool                // it read the wall clock: byClock, not any
-	any     *snapshot           // for every instance; nil: none
-	byClock map[int64]*snapshot // nil: `_initialize` did something else there
-	first   *snapshot
-	bytes   int          // held by the snapshots
-	started atomic.Int64 // instances started from one
+	watched bool // an `_initialize` has been watched
+	// watching is closed when the `_initialize` being watched ends; nil
+	// when none is. Until the first ends, other instances wait for it
+	// rather than run their own: with a test on each core, every core
+	// would otherwise run `_initialize` for the same snapshot.
+	watching chan struct{}
+	wall     bool                // it read the wall clock: byClock, not any
+	any      *snapshot           // for every instance; nil: none
+	byClock  map[int64]*snapshot // nil: `_initialize` did something else there
+	first    *snapshot
+	bytes    int          // held by the snapshots
+	started  atomic.Int64 // instances started from one
 }
 
 // snapshot is a module's state right after an instance started.
@@ -109,15 +115,42 @@ func (r *initRecord) write(stderr bool, p []byte) {
 
 // lookup returns the snapshot for an instance starting at a clock
 // reading, and whether its `_initialize` is worth watching (nothing known
-// yet, and room to keep it).
-func (s *snapshots) lookup(clock int64) (*snapshot, bool) {
+// yet, and room to keep it). A caller told to watch must call settle when
+// that instance's `_initialize` has ended, kept or not.
+func (s *snapshots) lookup(ctx context.Context, clock int64) (*snapshot, bool) {
 	s.mu.Lock()
+	for !s.wall && !s.watched && s.watching != nil {
+		w := s.watching
+		s.mu.Unlock()
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return nil, false // it starts the old way, and stops as it would
+		}
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
 	if !s.wall {
-		return s.any, !s.watched
+		if !s.watched {
+			s.watching = make(chan struct{})
+			return nil, true
+		}
+		return s.any, false
 	}
 	snap, known := s.byClock[clock]
 	return snap, !known && len(s.byClock) < maxSnapshotsPerModule
+}
+
+// settle ends the watch lookup asked for: the instances waiting for it
+// look again, and find a snapshot, or that there is none, or (when this
+// one failed before it could be kept) that one of them is to watch.
+func (s *snapshots) settle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watching != nil {
+		close(s.watching)
+		s.watching = nil
+	}
 }
 
 // keep takes the state of mod, just started by inst, as the snapshot for

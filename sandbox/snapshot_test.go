@@ -360,6 +360,59 @@ func TestOneSnapshotServesEveryInstant(t *testing.T) {
 	}
 }
 
+// Instances started at once on a new module, one a core as a
+// submission's tests are, wait for the first `_initialize` rather than run
+// their own, and start from its snapshot. A first that fails hands the
+// watch on: it is not waited for in vain.
+func TestInstancesStartedAtOnceRunInitializeOnce(t *testing.T) {
+	learner := strings.Replace(snapLearner, "var started = time.Now()", "var started time.Time", 1)
+	for _, failFirst := range []bool{false, true} {
+		rt, mod := snapModuleOf(t, learner, false)
+		epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		const n = 8
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lim := Limits{Clock: func() time.Time { return epoch }, Steps: &StepBudget{Max: 1 << 40}}
+				if failFirst && i == 0 {
+					lim.Steps.Max = 1000 // stops inside `_initialize`
+				}
+				inst, err := mod.Instantiate(context.Background(), rt, &countingHost{}, lim)
+				errs[i] = err
+				if err == nil {
+					inst.Close(context.Background())
+				}
+			}()
+		}
+		wg.Wait()
+		failed := 0
+		for _, err := range errs {
+			if err != nil {
+				failed++
+			}
+		}
+		want := int64(n - 1)
+		if failFirst {
+			if failed == 0 {
+				t.Fatal("the instance with 1,000 steps started")
+			}
+			// The failed one may have watched, or started the old way
+			// after another's watch: either way one `_initialize` serves
+			// every other instance.
+			want = n - 2
+		}
+		if failed > 1 || (!failFirst && failed > 0) {
+			t.Fatalf("failFirst=%v: %d instances failed to start: %v", failFirst, failed, errs)
+		}
+		if got := mod.snaps.started.Load(); got != want {
+			t.Errorf("failFirst=%v: %d of %d instances started from a snapshot, want %d", failFirst, got, n, want)
+		}
+	}
+}
+
 // BenchmarkStart starts an instance of the module above by running
 // _initialize, and from a snapshot:
 //
