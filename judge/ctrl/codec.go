@@ -458,11 +458,3 @@ func DecodeObject(b []byte) (Object, error) {
 	return o, nil
 }
 
-// DeepCopy returns an independent copy of obj.
-func DeepCopy(obj Object) Object {
-	o, err := DecodeObject(AppendObject(nil, obj))
-	if err != nil {
-		panic("ctrl: DeepCopy: " + err.Error())
-	}
-	return o
-}
