@@ -203,47 +203,74 @@ func withoutNames(m []byte, info moduleNames) []byte {
 	if info.names == nil {
 		return m
 	}
-	out := make([]byte, 0, len(m)-(info.names.end-info.names.start))
-	out = append(out, m[:info.names.start]...)
-	return append(out, m[info.names.end:]...)
+	return rewrite(m, namesEdit(info))
+}
+
+// namesEdit drops m's name section; nil when it has none.
+func namesEdit(info moduleNames) *sectionEdit {
+	if info.names == nil {
+		return nil
+	}
+	return &sectionEdit{at: *info.names}
 }
 
 // prune returns m, without its name section, with every prunable
-// function keep lacks compiled as a stub, and how many were; 0 when m has no names
-// or does not import ctrljudge.call (then m is returned as it is).
+// function keep lacks compiled as a stub, and how many were; 0 when m has
+// no names or does not import ctrljudge.call (then m is returned as it is).
 func prune(m []byte, info moduleNames, keep *keepList) ([]byte, int) {
-	if info.names == nil || info.call < 0 || info.names.start < info.code.end {
+	e, pruned := pruneEdit(m, info, keep)
+	if e == nil {
 		return m, 0
+	}
+	return rewrite(m, e, namesEdit(info)), pruned
+}
+
+// pruneEdit is the edit that compiles every prunable function keep lacks
+// as a stub, and how many there are; nil when m has no names, does not
+// import ctrljudge.call, or has a code section it cannot read.
+func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
+	if info.names == nil || info.call < 0 {
+		return nil, 0
 	}
 	sec := m[info.code.body:info.code.end]
 	count, n := uleb32(sec)
-	rest := sec[n:]
-	body := appendUleb(make([]byte, 0, len(sec)), count)
+	if n == 0 {
+		return nil, 0
+	}
+	// Which functions become stubs, read before anything is written.
+	stub := make([]bool, count)
 	pruned := 0
+	rest := sec[n:]
 	for i := range int(count) {
 		size, n := uleb32(rest)
 		if n == 0 || n+int(size) > len(rest) {
-			return m, 0
+			return nil, 0
 		}
-		fn := rest[:n+int(size)]
 		rest = rest[n+int(size):]
 		idx := info.imported + i
 		if name, ok := info.byIndex[idx]; ok && prunable(name) && !keep.has(name) {
-			body = appendStub(body, uint32(idx), uint32(info.call))
+			stub[i] = true
 			pruned++
-			continue
 		}
-		body = append(body, fn...)
 	}
-	// One copy: what precedes the code section, the new one, and what
-	// follows it but the name section (which comes after it, checked
-	// above).
-	out := make([]byte, 0, len(m)-len(sec)+len(body)+6-(info.names.end-info.names.start))
-	out = append(out, m[:info.code.start]...)
-	out = appendUleb(append(out, 10), uint32(len(body)))
-	out = append(out, body...)
-	out = append(out, m[info.code.end:info.names.start]...)
-	return append(out, m[info.names.end:]...), pruned
+	if pruned == 0 {
+		return nil, 0
+	}
+	return &sectionEdit{at: info.code, write: func(out []byte) []byte {
+		out = appendUleb(out, count)
+		rest := sec[n:]
+		for i := range int(count) {
+			size, n := uleb32(rest)
+			fn := rest[:n+int(size)]
+			rest = rest[n+int(size):]
+			if stub[i] {
+				out = appendStub(out, uint32(info.imported+i), uint32(info.call))
+			} else {
+				out = append(out, fn...)
+			}
+		}
+		return out
+	}}, pruned
 }
 
 // appendStub appends the body of a pruned function: call the host with

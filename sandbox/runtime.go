@@ -185,7 +185,8 @@ type Module struct {
 // wholeModule is a pruned module's code in full, compiled when first
 // needed.
 type wholeModule struct {
-	code  []byte // with its name section
+	wasm  []byte // as built
+	edits []*sectionEdit
 	names moduleNames
 	once  sync.Once
 	mod   *Module
@@ -193,7 +194,9 @@ type wholeModule struct {
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
-// same bytes. Concurrent calls for the same bytes compile once.
+// same bytes. Concurrent calls for the same bytes compile once. A pruned
+// module keeps wasm, to compile in full if asked: the caller must not
+// change it.
 func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, error) {
 	h := sha256.Sum256(wasm)
 	r.mu.Lock()
@@ -219,24 +222,29 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// a few copies instead of thousands; and with its mutable globals
 	// exported, so that an instance's start can be copied (snapshot.go).
 	// Its name section serves pruning and recording; wazero gets none.
-	code, globals, dataEnd := exportGlobals(mergeData(wasm))
+	// Each pass says what its section becomes; the module is written
+	// once (rewrite.go).
+	exports, globals, dataEnd := exportEdit(wasm)
+	edits := []*sectionEdit{dataEdit(wasm), exports}
 	var snaps *snapshots
 	if globals != nil && !r.noSnapshots {
 		snaps = &snapshots{globals: globals, dataEnd: dataEnd}
 	}
 	var whole *wholeModule
 	pruned := 0
-	names, ok := readNames(code)
-	if ok && r.keep != nil {
-		var p []byte
-		if p, pruned = prune(code, names, r.keep); pruned > 0 {
-			whole = &wholeModule{code: code, names: names}
-			code = p
+	names, ok := readNames(wasm)
+	if ok {
+		edits = append(edits, namesEdit(names))
+		var e *sectionEdit
+		if r.keep != nil {
+			e, pruned = pruneEdit(wasm, names, r.keep)
+		}
+		if e != nil {
+			whole = &wholeModule{wasm: wasm, edits: slices.Clip(edits), names: names}
+			edits = append(edits, e)
 		}
 	}
-	if ok && whole == nil {
-		code = withoutNames(code, names)
-	}
+	code := rewrite(wasm, edits...)
 	cctx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 	if r.recorder != nil && ok {
 		cctx = experimental.WithFunctionListenerFactory(cctx, r.recorder.factory(names.byIndex))
@@ -274,7 +282,7 @@ func (r *Runtime) Whole(ctx context.Context, m *Module) (*Module, error) {
 	w.once.Do(func() {
 		// Not the caller's deadline: the result serves every later caller.
 		cctx := experimental.WithCompilationWorkers(context.WithoutCancel(ctx), runtime.GOMAXPROCS(0))
-		cm, err := r.rt.CompileModule(cctx, withoutNames(w.code, w.names))
+		cm, err := r.rt.CompileModule(cctx, rewrite(w.wasm, w.edits...))
 		if err != nil {
 			w.err = err
 			return

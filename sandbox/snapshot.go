@@ -307,19 +307,30 @@ type wasmSection struct{ start, body, end int }
 
 // exportGlobals returns m with every mutable global it defines exported
 // as globalExportPrefix+index, those names, and where its data segments
-// end in memory; or m and nil when m is not of the plain shape this knows
-// (no imported globals, constant initialisers, an export section, active
-// data segments at constant offsets).
+// end in memory; or m and nil when m is not of the plain shape this knows.
 func exportGlobals(m []byte) ([]byte, []string, uint32) {
-	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+	e, names, dataEnd := exportEdit(m)
+	if e == nil {
 		return m, nil, 0
+	}
+	return rewrite(m, e), names, dataEnd
+}
+
+// exportEdit is the edit that exports every mutable global m defines as
+// globalExportPrefix+index, with those names and where m's data segments
+// end in memory; or nil when m is not of the plain shape this knows (no
+// imported globals, constant initialisers, an export section, active
+// data segments at constant offsets).
+func exportEdit(m []byte) (*sectionEdit, []string, uint32) {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return nil, nil, 0
 	}
 	var imports, globals, exports, data *wasmSection
 	for i := 8; i < len(m); {
 		id := m[i]
 		size, n := uleb32(m[i+1:])
 		if n == 0 || i+1+n+int(size) > len(m) {
-			return m, nil, 0
+			return nil, nil, 0
 		}
 		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
 		switch id {
@@ -334,33 +345,33 @@ func exportGlobals(m []byte) ([]byte, []string, uint32) {
 		case 12:
 			// A data count section: memory.init and data.drop may keep
 			// state in wazero that a copy of memory would not restore.
-			return m, nil, 0
+			return nil, nil, 0
 		}
 		i = s.end
 	}
 	if globals == nil || exports == nil || importsGlobal(m, imports) {
-		return m, nil, 0
+		return nil, nil, 0
 	}
 	dataEnd, ok := dataExtent(m, data)
 	if !ok {
-		return m, nil, 0
+		return nil, nil, 0
 	}
 	body := m[globals.body:globals.end]
 	count, k := uleb32(body)
 	if k == 0 {
-		return m, nil, 0
+		return nil, nil, 0
 	}
 	var names []string
 	var entries []byte
 	for idx := range count {
 		if k+2 > len(body) {
-			return m, nil, 0
+			return nil, nil, 0
 		}
 		mutable := body[k+1] == 1
 		k += 2
 		n := constExprLen(body[k:])
 		if n == 0 {
-			return m, nil, 0
+			return nil, nil, 0
 		}
 		k += n
 		if mutable {
@@ -373,23 +384,18 @@ func exportGlobals(m []byte) ([]byte, []string, uint32) {
 		}
 	}
 	if k != len(body) || len(names) == 0 {
-		return m, nil, 0
+		return nil, nil, 0
 	}
 	ebody := m[exports.body:exports.end]
 	ecount, k := uleb32(ebody)
 	if k == 0 {
-		return m, nil, 0
+		return nil, nil, 0
 	}
-	sec := appendUleb(nil, ecount+uint32(len(names)))
-	sec = append(sec, ebody[k:]...)
-	sec = append(sec, entries...)
-	out := make([]byte, 0, len(m)+len(entries)+8)
-	out = append(out, m[:exports.start]...)
-	out = append(out, 7)
-	out = appendUleb(out, uint32(len(sec)))
-	out = append(out, sec...)
-	out = append(out, m[exports.end:]...)
-	return out, names, dataEnd
+	return &sectionEdit{at: *exports, write: func(out []byte) []byte {
+		out = appendUleb(out, ecount+uint32(len(names)))
+		out = append(out, ebody[k:]...)
+		return append(out, entries...)
+	}}, names, dataEnd
 }
 
 // importsGlobal says whether the import section imports a global (which

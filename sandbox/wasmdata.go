@@ -20,40 +20,48 @@ type dataSegment struct {
 }
 
 // mergeData returns m with its active data segments merged, or m itself
-// when it is not the plain shape merging is known to be invisible in:
-// every segment active in memory 0 at a constant offset, none
-// overlapping, and no data count section (which memory.init and
-// data.drop, the only instructions that name a segment, require).
+// when it is not the plain shape merging is known to be invisible in.
 func mergeData(m []byte) []byte {
-	if len(m) < 8 || string(m[:4]) != "\x00asm" {
-		return m
+	if e := dataEdit(m); e != nil {
+		return rewrite(m, e)
 	}
-	start, end := -1, -1 // the data section's whole extent, header included
-	var body []byte
+	return m
+}
+
+// dataEdit is the edit that merges m's active data segments, or nil when
+// m is not the plain shape merging is known to be invisible in: every
+// segment active in memory 0 at a constant offset, none overlapping, and
+// no data count section (which memory.init and data.drop, the only
+// instructions that name a segment, require).
+func dataEdit(m []byte) *sectionEdit {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return nil
+	}
+	var sec *wasmSection
 	for i := 8; i < len(m); {
 		id := m[i]
 		size, n := uleb32(m[i+1:])
 		if n == 0 || i+1+n+int(size) > len(m) {
-			return m
+			return nil
 		}
 		switch id {
 		case 12: // data count
-			return m
+			return nil
 		case 11:
-			start, end, body = i, i+1+n+int(size), m[i+1+n:i+1+n+int(size)]
+			sec = &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
 		}
 		i += 1 + n + int(size)
 	}
-	if start < 0 {
-		return m
+	if sec == nil {
+		return nil
 	}
-	segs, ok := parseData(body)
+	segs, ok := parseData(m[sec.body:sec.end])
 	if !ok || len(segs) < 2 {
-		return m
+		return nil
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].off < segs[j].off })
 	// Runs of segments to merge, each [first, last] in segs with its size
-	// once merged; then the section is written once, at its final size.
+	// once merged.
 	type run struct{ first, last, size int }
 	var runs []run
 	for i, s := range segs {
@@ -62,7 +70,7 @@ func mergeData(m []byte) []byte {
 			lastEnd := uint64(segs[r.first].off) + uint64(r.size)
 			switch {
 			case uint64(s.off) < lastEnd:
-				return m // overlapping: order would matter
+				return nil // overlapping: order would matter
 			case uint64(s.off)-lastEnd <= maxDataGap:
 				r.last, r.size = i, int(uint64(s.off)-uint64(segs[r.first].off))+len(s.init)
 				continue
@@ -70,28 +78,22 @@ func mergeData(m []byte) []byte {
 		}
 		runs = append(runs, run{i, i, len(s.init)})
 	}
-	secSize := len(appendUleb(nil, uint32(len(runs))))
-	for _, r := range runs {
-		secSize += 2 + len(appendSleb(nil, int32(segs[r.first].off))) + 1 + len(appendUleb(nil, uint32(r.size))) + r.size
-	}
-	out := make([]byte, 0, len(m)-(end-start)+secSize+6)
-	out = append(out, m[:start]...)
-	out = append(out, 11)
-	out = appendUleb(out, uint32(secSize))
-	out = appendUleb(out, uint32(len(runs)))
-	for _, r := range runs {
-		base := segs[r.first].off
-		out = append(out, 0, 0x41)
-		out = appendSleb(out, int32(base))
-		out = append(out, 0x0b)
-		out = appendUleb(out, uint32(r.size))
-		at := len(out) // where offset base lands
-		for _, s := range segs[r.first : r.last+1] {
-			out = append(out, zeros[:at+int(s.off-base)-len(out)]...)
-			out = append(out, s.init...)
+	return &sectionEdit{at: *sec, write: func(out []byte) []byte {
+		out = appendUleb(out, uint32(len(runs)))
+		for _, r := range runs {
+			base := segs[r.first].off
+			out = append(out, 0, 0x41)
+			out = appendSleb(out, int32(base))
+			out = append(out, 0x0b)
+			out = appendUleb(out, uint32(r.size))
+			at := len(out) // where offset base lands
+			for _, s := range segs[r.first : r.last+1] {
+				out = append(out, zeros[:at+int(s.off-base)-len(out)]...)
+				out = append(out, s.init...)
+			}
 		}
-	}
-	return append(out, m[end:]...)
+		return out
+	}}
 }
 
 // zeros fills the gaps between merged segments.

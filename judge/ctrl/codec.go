@@ -457,4 +457,3 @@ func DecodeObject(b []byte) (Object, error) {
 	}
 	return o, nil
 }
-

@@ -1,0 +1,59 @@
+package sandbox
+
+import (
+	"bytes"
+	"testing"
+)
+
+// The module written once, every pass an edit, is the module the passes
+// wrote one after another: the same sections, in the same order, with
+// the same bodies (only the width of the sizes differs).
+func TestOneRewriteIsThePassesInTurn(t *testing.T) {
+	_, _ = module(t)
+	keep := newKeepList([]string{"runtime.mallocgc", "runtime.main"})
+
+	step := mergeData(testWasm)
+	step, _, _ = exportGlobals(step)
+	info, ok := readNames(step)
+	if !ok {
+		t.Fatal("no names in the test module")
+	}
+	step, pruned := prune(step, info, keep)
+
+	info, _ = readNames(testWasm)
+	exports, _, _ := exportEdit(testWasm)
+	code, pruned2 := pruneEdit(testWasm, info, keep)
+	once := rewrite(testWasm, dataEdit(testWasm), exports, namesEdit(info), code)
+
+	if pruned == 0 || pruned != pruned2 {
+		t.Fatalf("%d functions pruned in turn, %d at once", pruned, pruned2)
+	}
+	a, b := sectionsOf(t, step), sectionsOf(t, once)
+	if len(a) != len(b) {
+		t.Fatalf("%d sections in turn, %d at once", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].id != b[i].id || !bytes.Equal(a[i].body, b[i].body) {
+			t.Errorf("section %d: id %d (%d bytes) in turn, id %d (%d bytes) at once", i, a[i].id, len(a[i].body), b[i].id, len(b[i].body))
+		}
+	}
+}
+
+type section struct {
+	id   byte
+	body []byte
+}
+
+func sectionsOf(t *testing.T, m []byte) []section {
+	t.Helper()
+	var out []section
+	for i := 8; i < len(m); {
+		size, n := uleb32(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			t.Fatalf("a section at %d does not fit", i)
+		}
+		out = append(out, section{m[i], m[i+1+n : i+1+n+int(size)]})
+		i += 1 + n + int(size)
+	}
+	return out
+}
