@@ -161,6 +161,9 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		if trials >= maxShrinkTrials || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
 			return false
 		}
+		// parse writes each step's objects: into steps of the trial's
+		// own, not the suite's, which other judgements read meanwhile.
+		c.Steps = slices.Clone(c.Steps)
 		if c.parse() != nil {
 			return false
 		}

@@ -602,9 +602,18 @@ func TestApplyKeepsFinalizers(t *testing.T) {
 
 // Shrinking keeps only the faults a failure needs: in-memory counting
 // breaks under restarts, not under duplicates or missed events.
+// The suite's test is left as it was: other judgements read it at the
+// same time.
 func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
-	ex := suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), "", "duplicate, restart, missed-event", "")
+	steps := "- apply: |\n" + indent(fmt.Sprintf(deploymentYAML, 4, "v1"), "    ")
+	ex := suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), steps, "duplicate, restart, missed-event", "")
 	tt := ex.Suite.Tests[0]
+	before := tt.Steps[0].objects
+	defer func() {
+		if &tt.Steps[0].objects[0] != &before[0] {
+			t.Error("shrinking parsed its trials into the suite's own test")
+		}
+	}()
 	for seed := uint64(1); seed <= 5; seed++ {
 		r := run(ex, seed, memory)
 		if r.Status == verdict.StatusPass {
