@@ -57,3 +57,27 @@ func sectionsOf(t *testing.T, m []byte) []section {
 	}
 	return out
 }
+
+// BenchmarkRewrite rewrites the test module as Compile does, every pass an
+// edit written once, and with the passes in turn, each copying the module:
+//
+//	go test -run '^$' -bench Rewrite -benchmem ./sandbox/
+func BenchmarkRewrite(b *testing.B) {
+	_, _ = module(b)
+	keep := newKeepList([]string{"runtime.mallocgc", "runtime.main"})
+	b.Run("once", func(b *testing.B) {
+		for b.Loop() {
+			info, _ := readNames(testWasm)
+			exports, _, _ := exportEdit(testWasm)
+			code, _ := pruneEdit(testWasm, info, keep)
+			rewrite(testWasm, dataEdit(testWasm), exports, namesEdit(info), code)
+		}
+	})
+	b.Run("in-turn", func(b *testing.B) {
+		for b.Loop() {
+			m, _, _ := exportGlobals(mergeData(testWasm))
+			info, _ := readNames(m)
+			prune(m, info, keep)
+		}
+	})
+}
