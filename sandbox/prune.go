@@ -239,7 +239,7 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 	}
 	// Which functions become stubs, read before anything is written.
 	stub := make([]bool, count)
-	pruned := 0
+	pruned, total := 0, 5 // the new body's size, at most
 	rest := sec[n:]
 	for i := range int(count) {
 		size, n := uleb32(rest)
@@ -251,12 +251,15 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 		if name, ok := info.byIndex[idx]; ok && prunable(name) && !keep.has(name) {
 			stub[i] = true
 			pruned++
+			total += maxStubBytes
+		} else {
+			total += n + int(size)
 		}
 	}
 	if pruned == 0 {
 		return nil, 0
 	}
-	return &sectionEdit{at: info.code, write: func(out []byte) []byte {
+	return &sectionEdit{at: info.code, size: total, write: func(out []byte) []byte {
 		out = appendUleb(out, count)
 		rest := sec[n:]
 		for i := range int(count) {
@@ -272,6 +275,10 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 		return out
 	}}, pruned
 }
+
+// maxStubBytes bounds what appendStub appends: its size (one byte), 13
+// bytes and two LEB128 indices of at most 5.
+const maxStubBytes = 1 + 13 + 5 + 5
 
 // appendStub appends the body of a pruned function: call the host with
 // prunedOp and the function's index, then trap. It validates whatever the

@@ -12,8 +12,9 @@ import "slices"
 // sectionEdit replaces the section at, or drops it (write nil).
 type sectionEdit struct {
 	at wasmSection
-	// write appends the section's new body to out.
+	// write appends the section's new body to out: at most size bytes.
 	write func(out []byte) []byte
+	size  int
 }
 
 // rewrite returns m with the edits applied, in one copy: nil edits are
@@ -21,7 +22,14 @@ type sectionEdit struct {
 func rewrite(m []byte, edits ...*sectionEdit) []byte {
 	edits = slices.DeleteFunc(slices.Clone(edits), func(e *sectionEdit) bool { return e == nil })
 	slices.SortFunc(edits, func(a, b *sectionEdit) int { return a.at.start - b.at.start })
-	out := make([]byte, 0, len(m)+len(m)/8)
+	n := len(m)
+	for _, e := range edits {
+		n -= e.at.end - e.at.start
+		if e.write != nil {
+			n += 1 + 5 + e.size
+		}
+	}
+	out := make([]byte, 0, n)
 	prev := 0
 	for _, e := range edits {
 		out = append(out, m[prev:e.at.start]...)

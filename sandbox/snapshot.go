@@ -391,7 +391,7 @@ func exportEdit(m []byte) (*sectionEdit, []string, uint32) {
 	if k == 0 {
 		return nil, nil, 0
 	}
-	return &sectionEdit{at: *exports, write: func(out []byte) []byte {
+	return &sectionEdit{at: *exports, size: 5 + len(ebody) + len(entries), write: func(out []byte) []byte {
 		out = appendUleb(out, ecount+uint32(len(names)))
 		out = append(out, ebody[k:]...)
 		return append(out, entries...)

@@ -78,7 +78,11 @@ func dataEdit(m []byte) *sectionEdit {
 		}
 		runs = append(runs, run{i, i, len(s.init)})
 	}
-	return &sectionEdit{at: *sec, write: func(out []byte) []byte {
+	size := 5
+	for _, r := range runs {
+		size += 2 + 5 + 1 + 5 + r.size
+	}
+	return &sectionEdit{at: *sec, size: size, write: func(out []byte) []byte {
 		out = appendUleb(out, uint32(len(runs)))
 		for _, r := range runs {
 			base := segs[r.first].off
