@@ -197,32 +197,12 @@ func (k *keepList) has(name string) bool {
 	return false
 }
 
-// withoutNames returns m without its name section (wazero would parse it
-// for nothing: a trap is explained from the Go runtime's own traceback).
-func withoutNames(m []byte, info moduleNames) []byte {
-	if info.names == nil {
-		return m
-	}
-	return rewrite(m, namesEdit(info))
-}
-
 // namesEdit drops m's name section; nil when it has none.
 func namesEdit(info moduleNames) *sectionEdit {
 	if info.names == nil {
 		return nil
 	}
 	return &sectionEdit{at: *info.names}
-}
-
-// prune returns m, without its name section, with every prunable
-// function keep lacks compiled as a stub, and how many were; 0 when m has
-// no names or does not import ctrljudge.call (then m is returned as it is).
-func prune(m []byte, info moduleNames, keep *keepList) ([]byte, int) {
-	e, pruned := pruneEdit(m, info, keep)
-	if e == nil {
-		return m, 0
-	}
-	return rewrite(m, e, namesEdit(info)), pruned
 }
 
 // pruneEdit is the edit that compiles every prunable function keep lacks

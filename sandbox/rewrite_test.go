@@ -81,3 +81,37 @@ func BenchmarkRewrite(b *testing.B) {
 		}
 	})
 }
+
+// The passes one at a time, each copying the whole module, as Compile
+// ran them before they were edits.
+
+// mergeData returns m with its active data segments merged, or m itself
+// when it is not the plain shape merging is known to be invisible in.
+func mergeData(m []byte) []byte {
+	if e := dataEdit(m); e != nil {
+		return rewrite(m, e)
+	}
+	return m
+}
+
+// exportGlobals returns m with every mutable global it defines exported
+// as globalExportPrefix+index, those names, and where its data segments
+// end in memory; or m and nil when m is not of the plain shape this knows.
+func exportGlobals(m []byte) ([]byte, []string, uint32) {
+	e, names, dataEnd := exportEdit(m)
+	if e == nil {
+		return m, nil, 0
+	}
+	return rewrite(m, e), names, dataEnd
+}
+
+// prune returns m, without its name section, with every prunable
+// function keep lacks compiled as a stub, and how many were; 0 when m has
+// no names or does not import ctrljudge.call (then m is returned as it is).
+func prune(m []byte, info moduleNames, keep *keepList) ([]byte, int) {
+	e, pruned := pruneEdit(m, info, keep)
+	if e == nil {
+		return m, 0
+	}
+	return rewrite(m, e, namesEdit(info)), pruned
+}

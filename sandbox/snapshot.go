@@ -32,7 +32,7 @@ import (
 //
 // wazero's API reaches only exported globals, so the module is compiled
 // with every mutable global it defines exported under a name of ours
-// (exportGlobals); Go's code cannot name a wasm export, let alone read one.
+// (exportEdit); Go's code cannot name a wasm export, let alone read one.
 // Tables and the rest of wazero's state need no copy: Go's code never
 // writes its table, and the WASI state (stdio, clock, random) is the
 // host's, the same for every instance.
@@ -305,17 +305,6 @@ func isZero(b []byte) bool {
 // its end.
 type wasmSection struct{ start, body, end int }
 
-// exportGlobals returns m with every mutable global it defines exported
-// as globalExportPrefix+index, those names, and where its data segments
-// end in memory; or m and nil when m is not of the plain shape this knows.
-func exportGlobals(m []byte) ([]byte, []string, uint32) {
-	e, names, dataEnd := exportEdit(m)
-	if e == nil {
-		return m, nil, 0
-	}
-	return rewrite(m, e), names, dataEnd
-}
-
 // exportEdit is the edit that exports every mutable global m defines as
 // globalExportPrefix+index, with those names and where m's data segments
 // end in memory; or nil when m is not of the plain shape this knows (no
@@ -496,7 +485,7 @@ func sleb64Len(b []byte) int {
 }
 
 // dataExtent is the end of the highest active data segment in memory
-// (0 without a data section), and false for any shape mergeData would
+// (0 without a data section), and false for any shape dataEdit would
 // not merge either.
 func dataExtent(m []byte, s *wasmSection) (uint32, bool) {
 	if s == nil {

@@ -19,15 +19,6 @@ type dataSegment struct {
 	init []byte
 }
 
-// mergeData returns m with its active data segments merged, or m itself
-// when it is not the plain shape merging is known to be invisible in.
-func mergeData(m []byte) []byte {
-	if e := dataEdit(m); e != nil {
-		return rewrite(m, e)
-	}
-	return m
-}
-
 // dataEdit is the edit that merges m's active data segments, or nil when
 // m is not the plain shape merging is known to be invisible in: every
 // segment active in memory 0 at a constant offset, none overlapping, and
