@@ -13,7 +13,7 @@ func TestOneRewriteIsThePassesInTurn(t *testing.T) {
 	keep := newKeepList([]string{"runtime.mallocgc", "runtime.main"})
 
 	step := mergeData(testWasm)
-	step, _, _ = exportGlobals(step)
+	step, _ = exportGlobals(step)
 	info, ok := readNames(step)
 	if !ok {
 		t.Fatal("no names in the test module")
@@ -75,7 +75,7 @@ func BenchmarkRewrite(b *testing.B) {
 	})
 	b.Run("in-turn", func(b *testing.B) {
 		for b.Loop() {
-			m, _, _ := exportGlobals(mergeData(testWasm))
+			m, _ := exportGlobals(mergeData(testWasm))
 			info, _ := readNames(m)
 			prune(m, info, keep)
 		}
@@ -95,14 +95,14 @@ func mergeData(m []byte) []byte {
 }
 
 // exportGlobals returns m with every mutable global it defines exported
-// as globalExportPrefix+index, those names, and where its data segments
-// end in memory; or m and nil when m is not of the plain shape this knows.
-func exportGlobals(m []byte) ([]byte, []string, uint32) {
-	e, names, dataEnd := exportEdit(m)
+// as globalExportPrefix+index, and those names; or m and nil when m is not
+// of the plain shape this knows.
+func exportGlobals(m []byte) ([]byte, []string) {
+	e, names, _ := exportEdit(m)
 	if e == nil {
-		return m, nil, 0
+		return m, nil
 	}
-	return rewrite(m, e), names, dataEnd
+	return rewrite(m, e), names
 }
 
 // prune returns m, without its name section, with every prunable

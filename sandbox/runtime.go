@@ -224,11 +224,11 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// Its name section serves pruning and recording; wazero gets none.
 	// Each pass says what its section becomes; the module is written
 	// once (rewrite.go).
-	exports, globals, dataEnd := exportEdit(wasm)
+	exports, globals, start := exportEdit(wasm)
 	edits := []*sectionEdit{dataEdit(wasm), exports}
 	var snaps *snapshots
 	if globals != nil && !r.noSnapshots {
-		snaps = &snapshots{globals: globals, dataEnd: dataEnd}
+		snaps = &snapshots{globals: globals, start: start}
 	}
 	var whole *wholeModule
 	pruned := 0
@@ -289,7 +289,7 @@ func (r *Runtime) Whole(ctx context.Context, m *Module) (*Module, error) {
 		}
 		w.mod = &Module{cm: cm, Hash: m.Hash}
 		if m.snaps != nil {
-			w.mod.snaps = &snapshots{globals: m.snaps.globals, dataEnd: m.snaps.dataEnd}
+			w.mod.snaps = &snapshots{globals: m.snaps.globals, start: m.snaps.start}
 		}
 		r.wholes.Add(1)
 	})

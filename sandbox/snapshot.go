@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -48,12 +51,13 @@ const (
 	// maxInitOutputBytes is the most output of `_initialize` a snapshot
 	// keeps to write again; more, and every instance runs it.
 	maxInitOutputBytes = 64 << 10
-	// chunkBytes is the unit a snapshot's memory is kept in: chunks all
-	// zero are not kept, and chunks equal to those of the module's first
-	// snapshot are shared with it.
+	// chunkBytes is the unit a snapshot's memory is kept in: chunks as
+	// they are at instantiation (zero, or the data segments' bytes) are
+	// not kept, and chunks equal to those of the module's first snapshot
+	// are shared with it.
 	chunkBytes = 4 << 10
 	// maxSnapshotBytes bounds the memory a module's snapshots hold, chunks
-	// shared counted once: a 171 learner's first is 1.7 MB, each further
+	// shared counted once: a 171 learner's first is 0.55 MB, each further
 	// one 45 KB, since only what the random seed touched differs.
 	maxSnapshotBytes = 8 << 20
 )
@@ -62,7 +66,7 @@ const (
 // per wall-clock reading.
 type snapshots struct {
 	globals []string // export names of the mutable globals, in index order
-	dataEnd uint32   // memory below it holds data segments at instantiation
+	start   *atStart // the memory at instantiation
 	mu      sync.Mutex
 	watched bool // an `_initialize` has been watched
 	// watching is closed when the `_initialize` being watched ends; nil
@@ -81,7 +85,7 @@ type snapshots struct {
 // snapshot is a module's state right after an instance started.
 type snapshot struct {
 	size    uint32   // memory size in bytes
-	chunks  [][]byte // chunkBytes each; nil: zero, and zero at instantiation
+	chunks  [][]byte // chunkBytes each; nil: as at instantiation
 	globals []uint64
 	steps   int64       // taken by `_initialize`
 	output  []initWrite // written by `_initialize`, in order
@@ -184,10 +188,11 @@ func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	for i := range snap.chunks {
 		c := buf[i*chunkBytes : min((i+1)*chunkBytes, len(buf))]
 		switch {
+		case s.start.holds(uint32(i*chunkBytes), c):
+			// as at instantiation: most of the data, which the runtime
+			// reads and never writes, is copied once, not twice
 		case first != nil && i < len(first.chunks) && first.chunks[i] != nil && bytes.Equal(first.chunks[i], c):
 			snap.chunks[i] = first.chunks[i]
-		case isZero(c) && uint32(i*chunkBytes) >= s.dataEnd:
-			// zero at instantiation too
 		case isZero(c):
 			snap.chunks[i] = zeroChunk[:len(c)]
 		default:
@@ -306,20 +311,20 @@ func isZero(b []byte) bool {
 type wasmSection struct{ start, body, end int }
 
 // exportEdit is the edit that exports every mutable global m defines as
-// globalExportPrefix+index, with those names and where m's data segments
-// end in memory; or nil when m is not of the plain shape this knows (no
+// globalExportPrefix+index, with those names and m's memory at
+// instantiation; or nil when m is not of the plain shape this knows (no
 // imported globals, constant initialisers, an export section, active
 // data segments at constant offsets).
-func exportEdit(m []byte) (*sectionEdit, []string, uint32) {
+func exportEdit(m []byte) (*sectionEdit, []string, *atStart) {
 	if len(m) < 8 || string(m[:4]) != "\x00asm" {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
 	var imports, globals, exports, data *wasmSection
 	for i := 8; i < len(m); {
 		id := m[i]
 		size, n := uleb32(m[i+1:])
 		if n == 0 || i+1+n+int(size) > len(m) {
-			return nil, nil, 0
+			return nil, nil, nil
 		}
 		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
 		switch id {
@@ -334,33 +339,33 @@ func exportEdit(m []byte) (*sectionEdit, []string, uint32) {
 		case 12:
 			// A data count section: memory.init and data.drop may keep
 			// state in wazero that a copy of memory would not restore.
-			return nil, nil, 0
+			return nil, nil, nil
 		}
 		i = s.end
 	}
 	if globals == nil || exports == nil || importsGlobal(m, imports) {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
-	dataEnd, ok := dataExtent(m, data)
+	start, ok := memoryAtStart(m, data)
 	if !ok {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
 	body := m[globals.body:globals.end]
 	count, k := uleb32(body)
 	if k == 0 {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
 	var names []string
 	var entries []byte
 	for idx := range count {
 		if k+2 > len(body) {
-			return nil, nil, 0
+			return nil, nil, nil
 		}
 		mutable := body[k+1] == 1
 		k += 2
 		n := constExprLen(body[k:])
 		if n == 0 {
-			return nil, nil, 0
+			return nil, nil, nil
 		}
 		k += n
 		if mutable {
@@ -373,18 +378,18 @@ func exportEdit(m []byte) (*sectionEdit, []string, uint32) {
 		}
 	}
 	if k != len(body) || len(names) == 0 {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
 	ebody := m[exports.body:exports.end]
 	ecount, k := uleb32(ebody)
 	if k == 0 {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
 	return &sectionEdit{at: *exports, size: 5 + len(ebody) + len(entries), write: func(out []byte) []byte {
 		out = appendUleb(out, ecount+uint32(len(names)))
 		out = append(out, ebody[k:]...)
 		return append(out, entries...)
-	}}, names, dataEnd
+	}}, names, start
 }
 
 // importsGlobal says whether the import section imports a global (which
@@ -484,23 +489,64 @@ func sleb64Len(b []byte) int {
 	return 0
 }
 
-// dataExtent is the end of the highest active data segment in memory
-// (0 without a data section), and false for any shape dataEdit would
-// not merge either.
-func dataExtent(m []byte, s *wasmSection) (uint32, bool) {
+// atStart is a module's memory at instantiation: zero but for its active
+// data segments.
+type atStart struct {
+	segs []dataSegment // by offset, none overlapping
+	end  uint32        // where the last ends
+}
+
+// memoryAtStart reads the data section s of m; false when a segment is
+// not active in memory 0 at a constant offset, or two overlap (the
+// later would win, which holds does not model).
+func memoryAtStart(m []byte, s *wasmSection) (*atStart, bool) {
 	if s == nil {
-		return 0, true
+		return &atStart{}, true
 	}
 	segs, ok := parseData(m[s.body:s.end])
 	if !ok {
-		return 0, false
+		return nil, false
 	}
+	slices.SortStableFunc(segs, func(a, b dataSegment) int { return cmp.Compare(a.off, b.off) })
 	var end uint64
 	for _, sg := range segs {
-		end = max(end, uint64(sg.off)+uint64(len(sg.init)))
+		if uint64(sg.off) < end {
+			return nil, false
+		}
+		end = uint64(sg.off) + uint64(len(sg.init))
 	}
 	if end > 1<<32-1 {
-		return 0, false
+		return nil, false
 	}
-	return uint32(end), true
+	return &atStart{segs, uint32(end)}, true
+}
+
+// holds says whether the memory at instantiation holds b at off.
+func (a *atStart) holds(off uint32, b []byte) bool {
+	if off >= a.end {
+		return isZero(b)
+	}
+	end := uint64(off) + uint64(len(b))
+	i := sort.Search(len(a.segs), func(i int) bool {
+		return uint64(a.segs[i].off)+uint64(len(a.segs[i].init)) > uint64(off)
+	})
+	at := uint64(off) // b up to at is checked
+	for _, sg := range a.segs[i:] {
+		lo, hi := uint64(sg.off), uint64(sg.off)+uint64(len(sg.init))
+		if lo >= end {
+			break
+		}
+		if lo > at {
+			if !isZero(b[at-uint64(off) : lo-uint64(off)]) {
+				return false
+			}
+			at = lo
+		}
+		hi = min(hi, end)
+		if !bytes.Equal(b[at-uint64(off):hi-uint64(off)], sg.init[at-lo:hi-lo]) {
+			return false
+		}
+		at = hi
+	}
+	return isZero(b[at-uint64(off):])
 }

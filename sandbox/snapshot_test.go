@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,7 +42,12 @@ var started = time.Now()
 
 var calls int
 
+// In the data section: one that init changes, one it leaves alone.
+var greeting = [5]byte{'h', 'e', 'l', 'l', 'o'}
+var motto = [12]byte{'s', 't', 'e', 'a', 'd', 'y', ' ', 's', 't', 'a', 't', 'e'}
+
 func init() {
+	greeting[0] = 'j'
 	fmt.Println("init: squares", len(squares), "at", started.UTC().Format(time.RFC3339Nano))
 	fmt.Fprintln(os.Stderr, "init: on stderr")
 	if started.Second()%2 == 1 {
@@ -62,7 +68,8 @@ func report() {
 			break
 		}
 	}
-	fmt.Println("map order", first, "rand", rand.Int63(), "now", time.Now().String(), "since start", time.Since(started))
+	fmt.Println("map order", first, "rand", rand.Int63(), "now", time.Now().String(), "since start", time.Since(started),
+		"data", string(greeting[:]), string(motto[:]))
 }
 `
 
@@ -293,7 +300,7 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 		"a call's budget below _initialize's steps: start trap fuel",
 		"shared budget, 3: start trap fuel", "total true",
 		"output limit below _initialize's output: start trap output_limit",
-		"init: on stderr",
+		"init: on stderr", "data jello steady state",
 	} {
 		if !strings.Contains(strings.Join(on, "\n"), want) {
 			t.Errorf("no %q in the transcript", want)
@@ -309,6 +316,21 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	}
 	if n := modOff.snaps; n != nil {
 		t.Error("NoSnapshots kept snapshots")
+	}
+	// The data _initialize left alone is not kept (the instance's memory
+	// holds it from instantiation); what it changed is.
+	var same, changed int
+	for i, c := range modOn.snaps.first.chunks {
+		if uint32(i*chunkBytes) < modOn.snaps.start.end {
+			if c == nil {
+				same++
+			} else {
+				changed++
+			}
+		}
+	}
+	if same == 0 || changed == 0 {
+		t.Errorf("of the data's chunks, the snapshot keeps %d and leaves %d to instantiation", changed, same)
 	}
 
 	// A clock that moves as it is read breaks Limits.Clock's contract;
@@ -449,5 +471,29 @@ func BenchmarkStart(b *testing.B) {
 				inst.Close(context.Background())
 			}
 		})
+	}
+}
+
+// holds compares a stretch of memory with the memory at instantiation:
+// the data segments' bytes where they are, zeros around and past them.
+func TestMemoryAtStartHolds(t *testing.T) {
+	a := &atStart{segs: []dataSegment{{off: 4, init: []byte("abc")}, {off: 10, init: []byte("xyz")}}, end: 13}
+	image := []byte("\x00\x00\x00\x00abc\x00\x00\x00xyz\x00\x00\x00")
+	for off := range len(image) {
+		for end := off; end <= len(image); end++ {
+			if !a.holds(uint32(off), image[off:end]) {
+				t.Errorf("[%d, %d) of the start image does not hold", off, end)
+			}
+			for i := off; i < end; i++ { // one byte changed anywhere
+				b := slices.Clone(image[off:end])
+				b[i-off] ^= 1
+				if a.holds(uint32(off), b) {
+					t.Errorf("[%d, %d) with byte %d changed holds", off, end, i)
+				}
+			}
+		}
+	}
+	if !(&atStart{}).holds(0, make([]byte, 8)) || (&atStart{}).holds(0, []byte{0, 1}) {
+		t.Error("a module without data: only zeros hold")
 	}
 }
