@@ -21,9 +21,9 @@ func TestOneRewriteIsThePassesInTurn(t *testing.T) {
 	step, pruned := prune(step, info, keep)
 
 	info, _ = readNames(testWasm)
-	exports, _, _ := exportEdit(testWasm)
+	exports, _ := exportEdit(testWasm)
 	code, pruned2 := pruneEdit(testWasm, info, keep)
-	once := rewrite(testWasm, dataEdit(testWasm), exports, namesEdit(info), code)
+	once := rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code)
 
 	if pruned == 0 || pruned != pruned2 {
 		t.Fatalf("%d functions pruned in turn, %d at once", pruned, pruned2)
@@ -68,9 +68,9 @@ func BenchmarkRewrite(b *testing.B) {
 	b.Run("once", func(b *testing.B) {
 		for b.Loop() {
 			info, _ := readNames(testWasm)
-			exports, _, _ := exportEdit(testWasm)
+			exports, _ := exportEdit(testWasm)
 			code, _ := pruneEdit(testWasm, info, keep)
-			rewrite(testWasm, dataEdit(testWasm), exports, namesEdit(info), code)
+			rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code)
 		}
 	})
 	b.Run("in-turn", func(b *testing.B) {
@@ -88,8 +88,10 @@ func BenchmarkRewrite(b *testing.B) {
 // mergeData returns m with its active data segments merged, or m itself
 // when it is not the plain shape merging is known to be invisible in.
 func mergeData(m []byte) []byte {
-	if e := dataEdit(m); e != nil {
-		return rewrite(m, e)
+	if a := memoryAtStart(m); a != nil {
+		if e := a.mergeEdit(); e != nil {
+			return rewrite(m, e)
+		}
 	}
 	return m
 }
@@ -98,7 +100,7 @@ func mergeData(m []byte) []byte {
 // as globalExportPrefix+index, and those names; or m and nil when m is not
 // of the plain shape this knows.
 func exportGlobals(m []byte) ([]byte, []string) {
-	e, names, _ := exportEdit(m)
+	e, names := exportEdit(m)
 	if e == nil {
 		return m, nil
 	}

@@ -224,11 +224,14 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// Its name section serves pruning and recording; wazero gets none.
 	// Each pass says what its section becomes; the module is written
 	// once (rewrite.go).
-	exports, globals, start := exportEdit(wasm)
-	edits := []*sectionEdit{dataEdit(wasm), exports}
+	var edits []*sectionEdit
 	var snaps *snapshots
-	if globals != nil && !r.noSnapshots {
-		snaps = &snapshots{globals: globals, start: start}
+	if start := memoryAtStart(wasm); start != nil {
+		exports, globals := exportEdit(wasm)
+		edits = append(edits, start.mergeEdit(), exports)
+		if globals != nil && !r.noSnapshots {
+			snaps = &snapshots{globals: globals, start: start}
+		}
 	}
 	var whole *wholeModule
 	pruned := 0

@@ -2,10 +2,7 @@ package sandbox
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -311,20 +308,20 @@ func isZero(b []byte) bool {
 type wasmSection struct{ start, body, end int }
 
 // exportEdit is the edit that exports every mutable global m defines as
-// globalExportPrefix+index, with those names and m's memory at
-// instantiation; or nil when m is not of the plain shape this knows (no
-// imported globals, constant initialisers, an export section, active
-// data segments at constant offsets).
-func exportEdit(m []byte) (*sectionEdit, []string, *atStart) {
+// globalExportPrefix+index, with those names; or nil when m is not of
+// the plain shape this knows (no imported globals, constant
+// initialisers, an export section). Whether a copy of m's memory can
+// stand for its start is memoryAtStart's to say.
+func exportEdit(m []byte) (*sectionEdit, []string) {
 	if len(m) < 8 || string(m[:4]) != "\x00asm" {
-		return nil, nil, nil
+		return nil, nil
 	}
-	var imports, globals, exports, data *wasmSection
+	var imports, globals, exports *wasmSection
 	for i := 8; i < len(m); {
 		id := m[i]
 		size, n := uleb32(m[i+1:])
 		if n == 0 || i+1+n+int(size) > len(m) {
-			return nil, nil, nil
+			return nil, nil
 		}
 		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
 		switch id {
@@ -334,38 +331,28 @@ func exportEdit(m []byte) (*sectionEdit, []string, *atStart) {
 			globals = s
 		case 7:
 			exports = s
-		case 11:
-			data = s
-		case 12:
-			// A data count section: memory.init and data.drop may keep
-			// state in wazero that a copy of memory would not restore.
-			return nil, nil, nil
 		}
 		i = s.end
 	}
 	if globals == nil || exports == nil || importsGlobal(m, imports) {
-		return nil, nil, nil
-	}
-	start, ok := memoryAtStart(m, data)
-	if !ok {
-		return nil, nil, nil
+		return nil, nil
 	}
 	body := m[globals.body:globals.end]
 	count, k := uleb32(body)
 	if k == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	var names []string
 	var entries []byte
 	for idx := range count {
 		if k+2 > len(body) {
-			return nil, nil, nil
+			return nil, nil
 		}
 		mutable := body[k+1] == 1
 		k += 2
 		n := constExprLen(body[k:])
 		if n == 0 {
-			return nil, nil, nil
+			return nil, nil
 		}
 		k += n
 		if mutable {
@@ -378,18 +365,18 @@ func exportEdit(m []byte) (*sectionEdit, []string, *atStart) {
 		}
 	}
 	if k != len(body) || len(names) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	ebody := m[exports.body:exports.end]
 	ecount, k := uleb32(ebody)
 	if k == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	return &sectionEdit{at: *exports, size: 5 + len(ebody) + len(entries), write: func(out []byte) []byte {
 		out = appendUleb(out, ecount+uint32(len(names)))
 		out = append(out, ebody[k:]...)
 		return append(out, entries...)
-	}}, names, start
+	}}, names
 }
 
 // importsGlobal says whether the import section imports a global (which
@@ -487,66 +474,4 @@ func sleb64Len(b []byte) int {
 		}
 	}
 	return 0
-}
-
-// atStart is a module's memory at instantiation: zero but for its active
-// data segments.
-type atStart struct {
-	segs []dataSegment // by offset, none overlapping
-	end  uint32        // where the last ends
-}
-
-// memoryAtStart reads the data section s of m; false when a segment is
-// not active in memory 0 at a constant offset, or two overlap (the
-// later would win, which holds does not model).
-func memoryAtStart(m []byte, s *wasmSection) (*atStart, bool) {
-	if s == nil {
-		return &atStart{}, true
-	}
-	segs, ok := parseData(m[s.body:s.end])
-	if !ok {
-		return nil, false
-	}
-	slices.SortStableFunc(segs, func(a, b dataSegment) int { return cmp.Compare(a.off, b.off) })
-	var end uint64
-	for _, sg := range segs {
-		if uint64(sg.off) < end {
-			return nil, false
-		}
-		end = uint64(sg.off) + uint64(len(sg.init))
-	}
-	if end > 1<<32-1 {
-		return nil, false
-	}
-	return &atStart{segs, uint32(end)}, true
-}
-
-// holds says whether the memory at instantiation holds b at off.
-func (a *atStart) holds(off uint32, b []byte) bool {
-	if off >= a.end {
-		return isZero(b)
-	}
-	end := uint64(off) + uint64(len(b))
-	i := sort.Search(len(a.segs), func(i int) bool {
-		return uint64(a.segs[i].off)+uint64(len(a.segs[i].init)) > uint64(off)
-	})
-	at := uint64(off) // b up to at is checked
-	for _, sg := range a.segs[i:] {
-		lo, hi := uint64(sg.off), uint64(sg.off)+uint64(len(sg.init))
-		if lo >= end {
-			break
-		}
-		if lo > at {
-			if !isZero(b[at-uint64(off) : lo-uint64(off)]) {
-				return false
-			}
-			at = lo
-		}
-		hi = min(hi, end)
-		if !bytes.Equal(b[at-uint64(off):hi-uint64(off)], sg.init[at-lo:hi-lo]) {
-			return false
-		}
-		at = hi
-	}
-	return isZero(b[at-uint64(off):])
 }

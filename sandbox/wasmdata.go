@@ -1,6 +1,11 @@
 package sandbox
 
-import "sort"
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // Go's wasm linker cuts the data section at every run of eight or more
 // zero bytes: 171's module has 28,498 data segments for 0.7 MB of data.
@@ -19,12 +24,22 @@ type dataSegment struct {
 	init []byte
 }
 
-// dataEdit is the edit that merges m's active data segments, or nil when
-// m is not the plain shape merging is known to be invisible in: every
-// segment active in memory 0 at a constant offset, none overlapping, and
-// no data count section (which memory.init and data.drop, the only
-// instructions that name a segment, require).
-func dataEdit(m []byte) *sectionEdit {
+// atStart is a module's memory at instantiation: zero but for its active
+// data segments.
+type atStart struct {
+	sec  *wasmSection  // the data section; nil: none
+	segs []dataSegment // by offset, none overlapping
+	end  uint32        // where the last ends
+}
+
+// memoryAtStart reads m's data section, or says nil when m is not the
+// plain shape merging segments and copying memory are known to be
+// invisible in: every segment active in memory 0 at a constant offset,
+// none overlapping (the later would win), and no data count section
+// (which memory.init and data.drop, the only instructions that name a
+// segment, require, and whose state in wazero a copy of memory would not
+// restore).
+func memoryAtStart(m []byte) *atStart {
 	if len(m) < 8 || string(m[:4]) != "\x00asm" {
 		return nil
 	}
@@ -44,13 +59,33 @@ func dataEdit(m []byte) *sectionEdit {
 		i += 1 + n + int(size)
 	}
 	if sec == nil {
-		return nil
+		return &atStart{}
 	}
 	segs, ok := parseData(m[sec.body:sec.end])
-	if !ok || len(segs) < 2 {
+	if !ok {
 		return nil
 	}
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i].off < segs[j].off })
+	slices.SortStableFunc(segs, func(a, b dataSegment) int { return cmp.Compare(a.off, b.off) })
+	var end uint64
+	for _, sg := range segs {
+		if uint64(sg.off) < end {
+			return nil
+		}
+		end = uint64(sg.off) + uint64(len(sg.init))
+	}
+	if end > 1<<32-1 {
+		return nil
+	}
+	return &atStart{sec, segs, uint32(end)}
+}
+
+// mergeEdit is the edit that merges the data segments, or nil when there
+// are fewer than two.
+func (a *atStart) mergeEdit() *sectionEdit {
+	segs := a.segs
+	if len(segs) < 2 {
+		return nil
+	}
 	// Runs of segments to merge, each [first, last] in segs with its size
 	// once merged.
 	type run struct{ first, last, size int }
@@ -59,10 +94,7 @@ func dataEdit(m []byte) *sectionEdit {
 		if len(runs) > 0 {
 			r := &runs[len(runs)-1]
 			lastEnd := uint64(segs[r.first].off) + uint64(r.size)
-			switch {
-			case uint64(s.off) < lastEnd:
-				return nil // overlapping: order would matter
-			case uint64(s.off)-lastEnd <= maxDataGap:
+			if uint64(s.off)-lastEnd <= maxDataGap {
 				r.last, r.size = i, int(uint64(s.off)-uint64(segs[r.first].off))+len(s.init)
 				continue
 			}
@@ -73,7 +105,7 @@ func dataEdit(m []byte) *sectionEdit {
 	for _, r := range runs {
 		size += 2 + 5 + 1 + 5 + r.size
 	}
-	return &sectionEdit{at: *sec, size: size, write: func(out []byte) []byte {
+	return &sectionEdit{at: *a.sec, size: size, write: func(out []byte) []byte {
 		out = appendUleb(out, uint32(len(runs)))
 		for _, r := range runs {
 			base := segs[r.first].off
@@ -89,6 +121,36 @@ func dataEdit(m []byte) *sectionEdit {
 		}
 		return out
 	}}
+}
+
+// holds says whether the memory at instantiation holds b at off.
+func (a *atStart) holds(off uint32, b []byte) bool {
+	if off >= a.end {
+		return isZero(b)
+	}
+	end := uint64(off) + uint64(len(b))
+	i := sort.Search(len(a.segs), func(i int) bool {
+		return uint64(a.segs[i].off)+uint64(len(a.segs[i].init)) > uint64(off)
+	})
+	at := uint64(off) // b up to at is checked
+	for _, sg := range a.segs[i:] {
+		lo, hi := uint64(sg.off), uint64(sg.off)+uint64(len(sg.init))
+		if lo >= end {
+			break
+		}
+		if lo > at {
+			if !isZero(b[at-uint64(off) : lo-uint64(off)]) {
+				return false
+			}
+			at = lo
+		}
+		hi = min(hi, end)
+		if !bytes.Equal(b[at-uint64(off):hi-uint64(off)], sg.init[at-lo:hi-lo]) {
+			return false
+		}
+		at = hi
+	}
+	return isZero(b[at-uint64(off):])
 }
 
 // zeros fills the gaps between merged segments.
