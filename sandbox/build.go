@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -185,6 +186,9 @@ type Builder struct {
 
 	kitMu sync.Mutex
 	kits  map[string]*kit
+
+	linker     atomic.Pointer[string] // WarmLinker's, or nil for the toolchain's
+	linkerSoon atomic.Pointer[string] // WarmLinker's, being built by another process
 }
 
 // NewBuilder finds the installed Go toolchain and its build cache.

@@ -89,3 +89,25 @@ func benchBuilders(b *testing.B, src string, first, second *Builder, firstLabel,
 	b.ReportMetric(med(fc)/med(sc), "cpu-ratio")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkLinkerHugeHeap builds small learner code directly, linking
+// with WarmLinker's linker (its heap in huge pages) and with the
+// toolchain's, alternating, and reports the median wall and CPU time of
+// each whole build and their ratios (huge pages over the toolchain's).
+//
+//	go test -run '^$' -bench LinkerHugeHeap -benchtime 20x ./sandbox/
+func BenchmarkLinkerHugeHeap(b *testing.B) {
+	huge, err := NewBuilder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := huge.WarmLinker(context.Background(), linkerDir(b), nil); err != nil {
+		b.Fatal(err)
+	}
+	if huge.Linker() == toolchainLinker {
+		b.Skip("transparent huge pages are not in madvise mode here: WarmLinker builds nothing")
+	}
+	toolchain, _ := NewBuilder()
+	src := "package main\n\nimport (\n\t\"context\"\n\t\"slices\"\n)\n\nvar (\n\t_ = context.Background\n\t_ = slices.Sort[[]int]\n)\n\nvar tag string\n\nfunc init() { tag = \"%d\" }\n"
+	benchBuilders(b, src, huge, toolchain, "huge", "toolchain")
+}

@@ -440,7 +440,14 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	if b.linkProcs != "" {
 		env = append(env, "GOMAXPROCS="+b.linkProcs)
 	}
-	if r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, env); r.err != nil {
+	linker := b.linkerPath()
+	r := b.step(ctx, tmp, tmp, linker, args, lim, res, env)
+	if linkFailedToStart(r.err) && linker != filepath.Join(b.toolDir, "link") {
+		// WarmLinker's linker is gone: the toolchain's links from now on.
+		b.linker.Store(nil)
+		r = b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, env)
+	}
+	if r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	return out, nil

@@ -55,7 +55,7 @@ func cmdDoctor(args []string) int {
 	case v.Outcome == verdict.OutcomeCompileError || v.Outcome == verdict.OutcomeInternalError && v.Timings.CompileMs == 0:
 		row(false, "wasip1 build", "turns Go into WebAssembly", v.Summary())
 	default:
-		row(true, "wasip1 build", "turns Go into WebAssembly", fmt.Sprintf("%d ms", v.Timings.BuildMs))
+		row(true, "wasip1 build", "turns Go into WebAssembly", fmt.Sprintf("%d ms, linked by %s", v.Timings.BuildMs, eng.Linker()))
 		if v.Outcome == verdict.OutcomeAccepted {
 			row(true, "wazero run", "runs it against the simulated cluster", fmt.Sprintf("%d sample tests of %d in %v", len(v.Tests), ex.Number, time.Since(start).Round(time.Millisecond)))
 		} else {
