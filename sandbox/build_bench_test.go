@@ -101,9 +101,7 @@ func BenchmarkLinkerHugeHeap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := huge.WarmLinker(context.Background(), linkerDir(b), nil); err != nil {
-		b.Fatal(err)
-	}
+	warmLinker(b, huge)
 	if huge.Linker() == toolchainLinker {
 		b.Skip("transparent huge pages are not in madvise mode here: WarmLinker builds nothing")
 	}
