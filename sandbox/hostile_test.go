@@ -60,6 +60,9 @@ func testBuilder(t *testing.T) (*Builder, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The linker learners' builds run (linker.go); its own tests check
+	// that it can be built.
+	b.WarmLinker(context.Background(), linkerDir(t), nil)
 	return b, t.TempDir()
 }
 

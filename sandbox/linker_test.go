@@ -38,10 +38,24 @@ func warmLinker(t testing.TB, b *Builder) {
 	}
 }
 
+// toolchainBuilder is a testBuilder still linking with the toolchain's
+// linker.
+func toolchainBuilder(t *testing.T) (*Builder, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the Go toolchain; skipped with -short")
+	}
+	b, err := NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, t.TempDir()
+}
+
 // The linker WarmLinker builds writes the module the toolchain's linker
 // writes, byte for byte: only where its heap's memory comes from differs.
 func TestLinkerWritesTheSameModule(t *testing.T) {
-	ours, _ := testBuilder(t)
+	ours, _ := toolchainBuilder(t)
 	if !hugePagesOnRequest() {
 		if err := ours.WarmLinker(context.Background(), t.TempDir(), nil); err != nil || ours.Linker() != toolchainLinker {
 			t.Fatalf("without huge pages on request: %v, linker %q; want nothing built", err, ours.Linker())
@@ -76,7 +90,7 @@ func TestLinkerWritesTheSameModule(t *testing.T) {
 // While another process builds the linker, a builder links with the
 // toolchain's and takes the new one as soon as it is in place.
 func TestLinkerBeingBuiltElsewhere(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := toolchainBuilder(t)
 	if !hugePagesOnRequest() {
 		t.Skip("transparent huge pages are not in madvise mode here: WarmLinker builds nothing")
 	}
@@ -125,7 +139,7 @@ func TestLinkerBeingBuiltElsewhere(t *testing.T) {
 // A linker that could not be built is not tried again by every process
 // (it takes half a minute), and the toolchain's links meanwhile.
 func TestLinkerBuildFailureRemembered(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := toolchainBuilder(t)
 	if !hugePagesOnRequest() {
 		t.Skip("transparent huge pages are not in madvise mode here: WarmLinker builds nothing")
 	}
