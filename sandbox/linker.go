@@ -140,6 +140,14 @@ func (b *Builder) WarmLinker(ctx context.Context, dir string, progress io.Writer
 		b.linker.Store(&file)
 		return nil
 	}
+	// Holding the lock, nothing else builds here: whatever a build killed
+	// midway left is in the way.
+	os.RemoveAll(filepath.Dir(file))
+	if stale, err := filepath.Glob(filepath.Join(dir, ".link-*")); err == nil {
+		for _, f := range stale {
+			os.RemoveAll(f)
+		}
+	}
 	if progress != nil {
 		fmt.Fprintln(progress, "Building the linker for learners' modules (once per Go version; about half a minute)…")
 	}
@@ -222,8 +230,8 @@ func (b *Builder) linkerWorks(ctx context.Context, file string) bool {
 }
 
 // linkFailedToStart reports whether err is a linker that could not be
-// started at all (removed since it was checked, say).
+// started at all (removed or damaged since it was checked, say).
 func linkFailedToStart(err error) bool {
-	var ee *exec.ExitError
-	return err != nil && !errors.As(err, &ee) && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission))
+	var pe *fs.PathError
+	return errors.As(err, &pe)
 }
