@@ -193,6 +193,7 @@ type Builder struct {
 
 // NewBuilder finds the installed Go toolchain and its build cache.
 func NewBuilder() (*Builder, error) {
+	go sweepTemp() // what killed processes left behind (tempdir.go)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		if _, err2 := os.Stat("/usr/local/go/bin/go"); err2 == nil {
@@ -257,7 +258,7 @@ func (b *Builder) Warm(ctx context.Context, p Program) error {
 // to progress; otherwise it writes a line when it starts compiling and
 // one when it is done. progress may be nil.
 func (b *Builder) WarmStd(ctx context.Context, progress io.Writer) error {
-	tmp, err := os.MkdirTemp("", "ctrljudge-std-")
+	tmp, err := tempDir("", "std")
 	if err != nil {
 		return err
 	}
@@ -363,7 +364,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		return buildResult{}, ctxError(err, time.Since(start))
 	}
 	defer release()
-	tmp, err := os.MkdirTemp(root, "ctrljudge-build-")
+	tmp, err := tempDir(root, "build")
 	if err != nil {
 		return buildResult{}, err
 	}

@@ -224,7 +224,7 @@ func (b *Builder) ensure(ctx context.Context, k *kit, p Program, imports []strin
 // listExports runs go list -export on pkgs and their dependencies, in a
 // module of p's trusted files, and adds what it compiled to the kit.
 func (b *Builder) listExports(ctx context.Context, k *kit, p Program, pkgs []string) error {
-	tmp, err := os.MkdirTemp("", "ctrljudge-kit-")
+	tmp, err := tempDir("", "kit")
 	if err != nil {
 		return err
 	}

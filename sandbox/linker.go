@@ -179,7 +179,7 @@ func (b *Builder) linkerFile(dir string) string {
 
 // buildLinker builds cmd/link with linkerInit added, into file.
 func (b *Builder) buildLinker(ctx context.Context, file string) (time.Duration, error) {
-	tmp, err := os.MkdirTemp("", "ctrljudge-linker-")
+	tmp, err := tempDir("", "linker")
 	if err != nil {
 		return 0, err
 	}

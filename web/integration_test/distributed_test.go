@@ -29,6 +29,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.StopShared()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // judgeBinary's folder
+	}
 	os.Exit(code)
 }
 
