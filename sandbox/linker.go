@@ -20,9 +20,9 @@ import (
 
 // The linker of a learner's build. A link lays out the whole Go runtime
 // whatever the learner wrote, and its heap grows from nothing to some
-// 30 MB in a fifth of a second: a page fault for each 4 KiB page, and on
-// a virtual machine a fault costs microseconds (about 87 % of a link's
-// 7,800 faults here; RATIONALE.md, "The linker's heap in huge pages").
+// 30 MB in a fifth of a second: a page fault for each 4 KiB page (87 % of
+// a link's 7,800 faults here), and on a virtual machine a fault costs
+// microseconds (RATIONALE.md, "The linker's heap in huge pages").
 // Transparent huge pages would take one fault for each 2 MiB, but in the
 // kernel's madvise mode (many distributions' default) only memory that
 // asks gets them, and Go's runtime asks for none. So where the mode is
