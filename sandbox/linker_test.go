@@ -38,8 +38,8 @@ func warmLinker(t testing.TB, b *Builder) {
 	}
 }
 
-// toolchainBuilder is a testBuilder still linking with the toolchain's
-// linker.
+// toolchainBuilder is a Builder for a test that runs the toolchain,
+// linking with the toolchain's own linker, and a folder of the test's.
 func toolchainBuilder(t *testing.T) (*Builder, string) {
 	t.Helper()
 	if testing.Short() {
