@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// warmHeap does nothing where huge pages are not asked for by madvise.
-func warmHeap() {}
