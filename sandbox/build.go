@@ -48,6 +48,11 @@ const (
 	// group was killed, should anything still hold them.
 	buildWaitDelay = 5 * time.Second
 
+	// maxToolHeapBytes is where a compile's or a link's collector starts
+	// (toolGCEnv): ten times a learner's build, a quarter of
+	// maxBuildMemoryBytes.
+	maxToolHeapBytes = 512 << 20
+
 	maxModuleBytes = 16 << 20
 	maxStderrBytes = 1 << 20
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,24 @@ func TestKitOnDiskSurvivesALostArchive(t *testing.T) {
 	data, _ = os.ReadFile(files[0])
 	if strings.Contains(string(data), "gone.a") {
 		t.Error("the kit on disk still names the lost archive")
+	}
+}
+
+// A compile or a link runs without its collector until it holds the
+// smaller of maxToolHeapBytes and a quarter of its memory limit, so that a
+// build near the limit still collects before RLIMIT_DATA stops it.
+func TestToolGCEnv(t *testing.T) {
+	for _, c := range []struct {
+		lim  BuildLimits
+		want string
+	}{
+		{trustedLimits, "GOMEMLIMIT=536870912"},
+		{DefaultBuildLimits(), "GOMEMLIMIT=536870912"},
+		{BuildLimits{MemoryBytes: 512 << 20}, "GOMEMLIMIT=134217728"},
+	} {
+		env := toolGCEnv(c.lim)
+		if !slices.Equal(env, []string{"GOGC=off", c.want}) {
+			t.Errorf("toolGCEnv(%+v) = %q, want GOGC=off and %s", c.lim, env, c.want)
+		}
 	}
 }
