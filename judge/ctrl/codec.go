@@ -80,10 +80,11 @@ func (e *encoder) time(t time.Time) {
 	e.varint(t.UnixNano())
 }
 
-// decoder reads a message from a string: the message is copied once,
-// and every string decoded from it is a piece of that copy, not an
-// allocation of its own (a Pod is a dozen strings, and allocating is most
-// of what decoding costs in the learner's module).
+// decoder reads a message from a string, and every string decoded from
+// it is a piece of that string, not an allocation of its own (a Pod is a
+// dozen strings, and allocating is most of what decoding costs in the
+// learner's module). In the module the message is where the judge wrote
+// the reply (roundTrip), so it is not even copied.
 type decoder struct {
 	b   string
 	err error

@@ -116,7 +116,7 @@ func TestCallsRoundTrip(t *testing.T) {
 
 func TestReplyCarriesStatusErrors(t *testing.T) {
 	b := AppendReply(nil, OpGet, &Reply{Err: &StatusError{Code: 404, Reason: ReasonNotFound, Message: "Pod \"x\" not found"}})
-	r, err := decodeReply(OpGet, b, nil, nil)
+	r, err := decodeReply(OpGet, string(b), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,11 @@ import "os"
 // wasm; in a learner's workspace it stays nil.
 var NativeHost func(op Op, msg []byte) []byte
 
-func roundTrip(op Op, msg []byte) []byte {
+func roundTrip(op Op, msg []byte) string {
 	if NativeHost == nil {
 		panic("ctrl: this controller runs only inside the judge; try `judge test`")
 	}
-	return NativeHost(op, msg)
+	return string(NativeHost(op, msg))
 }
 
 // ReconcileNative runs the registered Reconciler once through NativeHost.

@@ -2,7 +2,10 @@
 
 package ctrl
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // The host ABI. The module makes every call through hostCall: it passes its
 // message and a buffer for the reply; the judge writes the reply there if it
@@ -15,19 +18,42 @@ func hostCall(op uint32, msg unsafe.Pointer, msgLen uint32, buf unsafe.Pointer, 
 //go:wasmimport ctrljudge take
 func hostTake(buf unsafe.Pointer, bufCap uint32) uint32
 
-var reply = make([]byte, 64<<10)
+// replies is the room left for the judge's replies, written one after
+// another and never over each other: the strings decoded from a reply
+// are pieces of its bytes (unsafe.String), where copying each reply into
+// a string of its own cost an allocation and a copy in every call. A
+// spent arena stays alive as long as some string of it does.
+var replies = make([]byte, replyArenaBytes)
 
-func roundTrip(op Op, msg []byte) []byte {
+const (
+	replyArenaBytes = 64 << 10
+	// minReplyRoom: with less room than this left a fresh arena is
+	// taken before the call, so that most replies fit at once.
+	minReplyRoom = 4 << 10
+)
+
+func roundTrip(op Op, msg []byte) string {
 	var p unsafe.Pointer
 	if len(msg) > 0 {
 		p = unsafe.Pointer(&msg[0])
 	}
-	n := hostCall(uint32(op), p, uint32(len(msg)), unsafe.Pointer(&reply[0]), uint32(len(reply)))
-	if int(n) > len(reply) {
-		reply = make([]byte, n)
-		hostTake(unsafe.Pointer(&reply[0]), n)
+	if len(replies) < minReplyRoom {
+		replies = make([]byte, replyArenaBytes)
 	}
-	return reply[:n]
+	n := int(hostCall(uint32(op), p, uint32(len(msg)), unsafe.Pointer(&replies[0]), uint32(len(replies))))
+	var out []byte
+	if n <= len(replies) {
+		out, replies = replies[:n], replies[n:]
+	} else {
+		if n > replyArenaBytes/2 {
+			out = make([]byte, n) // a reply of its own
+		} else {
+			replies = make([]byte, replyArenaBytes)
+			out, replies = replies[:n], replies[n:]
+		}
+		hostTake(unsafe.Pointer(&out[0]), uint32(n))
+	}
+	return unsafe.String(unsafe.SliceData(out), n)
 }
 
 //go:wasmexport ctrljudge_abi_version
@@ -44,6 +70,9 @@ func Main() {}
 // which in an interpreter costs more than most reconciles. Growing it once
 // here puts the grown stack in the snapshot every instance starts from.
 func init() {
+	// Nothing reads a memory profile of the learner's module, and taking
+	// a sample walks the stack in the interpreter every 512 KiB allocated.
+	runtime.MemProfileRate = 0
 	growStack()
 	warmHeap()
 }
