@@ -90,10 +90,11 @@ type Engine struct {
 	warmMu sync.Mutex
 	warmed bool
 
-	mu       sync.Mutex
-	builds   *lru[[]byte]
-	verdicts *lru[*verdict.Verdict]
-	inflight map[string]*buildCall
+	mu        sync.Mutex
+	generated map[generatedKey][]*Test // generatedTests' scenarios, the same for every submission at a seed
+	builds    *lru[[]byte]
+	verdicts  *lru[*verdict.Verdict]
+	inflight  map[string]*buildCall
 
 	// The differential oracle's: each exercise's solution, built, and the
 	// observations of its runs (see differential.go).
@@ -138,7 +139,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer, progress: opts.Progress,
 		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
-		inflight:  map[string]*buildCall{},
+		inflight: map[string]*buildCall{}, generated: map[generatedKey][]*Test{},
 		solutions: map[string][]byte{}, refs: newLRU[*observation](maxCachedReferences), refCalls: map[string]*refCall{}}, nil
 }
 
@@ -390,7 +391,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 			// Generated scenarios run in submit mode, or one alone when
 			// named (a replay): a run shows the named samples, which a
 			// learner can read in tests.yaml.
-			tests = append(tests, generatedTests(s.Exercise.Suite, s.Seed, s.Only)...)
+			tests = append(tests, e.generatedTests(s.Exercise.Suite, s.Seed, s.Only)...)
 		}
 	}
 	if s.SetFaults {
@@ -458,6 +459,39 @@ func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.
 }
 
 // lru is a small least-recently-used map; callers lock.
+// generatedKey names a submission's generated scenarios: a suite's, at a
+// seed, all or the one named.
+type generatedKey struct {
+	suite *Suite
+	seed  uint64
+	only  string
+}
+
+// maxCachedGenerated bounds the scenario sets an engine keeps; past it
+// they are dropped and made again.
+const maxCachedGenerated = 256
+
+// generatedTests returns generatedTests(suite, seed, only), made once:
+// making them renders and parses each scenario's manifests, and tests
+// are only read while they run, by any number of judgements at once.
+func (e *Engine) generatedTests(suite *Suite, seed uint64, only string) []*Test {
+	k := generatedKey{suite, seed, only}
+	e.mu.Lock()
+	tests, ok := e.generated[k]
+	e.mu.Unlock()
+	if ok {
+		return tests
+	}
+	tests = generatedTests(suite, seed, only)
+	e.mu.Lock()
+	if len(e.generated) >= maxCachedGenerated {
+		clear(e.generated)
+	}
+	e.generated[k] = tests
+	e.mu.Unlock()
+	return tests
+}
+
 type lru[V any] struct {
 	max   int
 	order []string

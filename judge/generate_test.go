@@ -227,3 +227,27 @@ func TestGenerationIsSeeded(t *testing.T) {
 		}
 	}
 }
+
+// An engine makes a seed's scenarios once and hands every submission the
+// same ones, which are those generatedTests makes.
+func TestEngineKeepsGeneratedScenarios(t *testing.T) {
+	ex := exercise171(t)
+	e := &Engine{generated: map[generatedKey][]*Test{}}
+	first := e.generatedTests(ex.Suite, 3, "")
+	again := e.generatedTests(ex.Suite, 3, "")
+	made := generatedTests(ex.Suite, 3, "")
+	if len(first) == 0 || len(first) != len(made) {
+		t.Fatalf("%d scenarios kept, %d made", len(first), len(made))
+	}
+	for i := range first {
+		if again[i] != first[i] {
+			t.Errorf("scenario %d made again", i+1)
+		}
+		if first[i].YAML() != made[i].YAML() {
+			t.Errorf("scenario %d kept differs from the one made:\n%s\n%s", i+1, first[i].YAML(), made[i].YAML())
+		}
+	}
+	if other := e.generatedTests(ex.Suite, 4, ""); other[0].YAML() == first[0].YAML() {
+		t.Error("seed 4 got seed 3's scenarios")
+	}
+}
