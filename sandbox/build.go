@@ -48,10 +48,9 @@ const (
 	// group was killed, should anything still hold them.
 	buildWaitDelay = 5 * time.Second
 
-	// maxToolHeapBytes is where a compile's or a link's collector starts
-	// (toolGCEnv): ten times a learner's build, a quarter of
-	// maxBuildMemoryBytes.
-	maxToolHeapBytes = 512 << 20
+	// maxLinkHeapBytes is where a link's collector starts (linkGCEnv):
+	// eight times a learner's link, a quarter of maxBuildMemoryBytes.
+	maxLinkHeapBytes = 512 << 20
 
 	maxModuleBytes = 16 << 20
 	maxStderrBytes = 1 << 20

@@ -427,7 +427,7 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	for _, name := range names {
 		args = append(args, filepath.Join(dir, filepath.FromSlash(name)))
 	}
-	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, toolGCEnv(lim)); r.err != nil {
+	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, nil); r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	out := filepath.Join(tmp, "module.wasm")
@@ -436,7 +436,7 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	// runtime's own traceback). The name section stays: pruning reads it
 	// (prune.go), and Compile strips it before wazero sees the module.
 	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-w", archive}
-	env := append(toolGCEnv(lim), "GOROOT=")
+	env := append(linkGCEnv(lim), "GOROOT=")
 	if b.linkProcs != "" {
 		env = append(env, "GOMAXPROCS="+b.linkProcs)
 	}
@@ -473,16 +473,18 @@ func (k *kit) failed(err error) error {
 	return err
 }
 
-// toolGCEnv turns the collector of a compile or a link off until the
-// process holds maxToolHeapBytes, or a quarter of its memory limit if
-// that is less. A learner's compile or link allocates some 25–60 MB and
-// exits: at the default GOGC its collector runs several cycles over a
-// heap that is all live, a fifth of the tool's CPU (RATIONALE.md, "The
-// toolchain's collector"). A build that grows past the mark collects as
-// it would under a memory limit, and a compile bomb still ends on
-// RLIMIT_DATA.
-func toolGCEnv(lim BuildLimits) []string {
-	limit := int64(maxToolHeapBytes)
+// linkGCEnv turns the linker's collector off until the process holds
+// maxLinkHeapBytes, or a quarter of its memory limit if that is less. A
+// learner's link allocates some 60 MB, nearly all of it live until it
+// exits: at the default GOGC its collector runs cycle after cycle over a
+// heap it cannot shrink, a fifth of the link's CPU (RATIONALE.md, "The
+// linker's collector"). A link that grows past the mark collects as a
+// memory-limited program does. Not the compiler's: a compile bomb's heap
+// is live too, and past the mark its collector would run flat out, so
+// that the CPU limit, not the memory limit, would stop it, and on a busy
+// machine sooner or later.
+func linkGCEnv(lim BuildLimits) []string {
+	limit := int64(maxLinkHeapBytes)
 	if lim.MemoryBytes > 0 {
 		limit = min(limit, lim.MemoryBytes/4)
 	}

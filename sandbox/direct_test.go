@@ -53,10 +53,10 @@ func TestKitOnDiskSurvivesALostArchive(t *testing.T) {
 	}
 }
 
-// A compile or a link runs without its collector until it holds the
-// smaller of maxToolHeapBytes and a quarter of its memory limit, so that a
-// build near the limit still collects before RLIMIT_DATA stops it.
-func TestToolGCEnv(t *testing.T) {
+// A link runs without its collector until it holds the smaller of
+// maxLinkHeapBytes and a quarter of its memory limit, so that a link near
+// the limit still collects before RLIMIT_DATA stops it.
+func TestLinkGCEnv(t *testing.T) {
 	for _, c := range []struct {
 		lim  BuildLimits
 		want string
@@ -65,9 +65,9 @@ func TestToolGCEnv(t *testing.T) {
 		{DefaultBuildLimits(), "GOMEMLIMIT=536870912"},
 		{BuildLimits{MemoryBytes: 512 << 20}, "GOMEMLIMIT=134217728"},
 	} {
-		env := toolGCEnv(c.lim)
+		env := linkGCEnv(c.lim)
 		if !slices.Equal(env, []string{"GOGC=off", c.want}) {
-			t.Errorf("toolGCEnv(%+v) = %q, want GOGC=off and %s", c.lim, env, c.want)
+			t.Errorf("linkGCEnv(%+v) = %q, want GOGC=off and %s", c.lim, env, c.want)
 		}
 	}
 }
