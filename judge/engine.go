@@ -458,7 +458,6 @@ func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.
 	return v
 }
 
-// lru is a small least-recently-used map; callers lock.
 // generatedKey names a submission's generated scenarios: a suite's, at a
 // seed, all or the one named.
 type generatedKey struct {
@@ -492,6 +491,7 @@ func (e *Engine) generatedTests(suite *Suite, seed uint64, only string) []*Test 
 	return tests
 }
 
+// lru is a small least-recently-used map; callers lock.
 type lru[V any] struct {
 	max   int
 	order []string
