@@ -479,10 +479,11 @@ func (k *kit) failed(err error) error {
 // exits: at the default GOGC its collector runs cycle after cycle over a
 // heap it cannot shrink, a fifth of the link's CPU (RATIONALE.md, "The
 // linker's collector"). A link that grows past the mark collects as a
-// memory-limited program does. Not the compiler's: a compile bomb's heap
+// memory-limited program does; its input is bounded (an object file is
+// at most maxBuildFileBytes). Not the compiler's: a compile bomb's heap
 // is live too, and past the mark its collector would run flat out, so
-// that the CPU limit, not the memory limit, would stop it, and on a busy
-// machine sooner or later.
+// whether the CPU limit or the memory limit stopped it would depend on
+// the machine's load.
 func linkGCEnv(lim BuildLimits) []string {
 	limit := int64(maxLinkHeapBytes)
 	if lim.MemoryBytes > 0 {
