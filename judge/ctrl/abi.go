@@ -125,13 +125,13 @@ func (e *encoder) call(c *Call) {
 	case OpLog:
 		e.str(c.Text)
 	case OpResult:
-		e.varint(int64(c.RequeueAfter))
+		e.int64(int64(c.RequeueAfter))
 		e.bool(c.HasError)
 		e.str(c.Text)
 		e.str(c.ErrorReason)
 	case OpTooLarge:
-		e.uvarint(uint64(c.Of))
-		e.uvarint(uint64(c.Size))
+		e.uint64(uint64(c.Of))
+		e.uint64(uint64(c.Size))
 		e.str(string(c.Kind))
 		e.str(c.Key.Namespace)
 		e.str(c.Key.Name)
@@ -158,13 +158,13 @@ func DecodeCall(op Op, b []byte) (Call, error) {
 	case OpLog:
 		c.Text = d.str()
 	case OpResult:
-		c.RequeueAfter = time.Duration(d.varint())
+		c.RequeueAfter = time.Duration(d.int64())
 		c.HasError = d.bool()
 		c.Text = d.str()
 		c.ErrorReason = d.str()
 	case OpTooLarge:
-		c.Of = Op(d.uvarint())
-		c.Size = int(d.uvarint() & (1<<31 - 1))
+		c.Of = Op(d.uint64())
+		c.Size = int(d.uint64() & (1<<31 - 1))
 		c.Kind = Kind(d.str())
 		c.Key.Namespace = d.str()
 		c.Key.Name = d.str()
@@ -185,7 +185,7 @@ func AppendReply(b []byte, op Op, r *Reply) []byte {
 	e := encoder{b: b}
 	if r.Err != nil {
 		e.bool(true)
-		e.varint(int64(r.Err.Code))
+		e.int64(int64(r.Err.Code))
 		e.str(r.Err.Reason)
 		e.str(r.Err.Message)
 		return e.b
@@ -200,7 +200,7 @@ func AppendReply(b []byte, op Op, r *Reply) []byte {
 	case OpGet, OpCreate, OpUpdate, OpUpdateStatus:
 		e.object(r.Object)
 	case OpList:
-		e.uvarint(uint64(len(r.Items)))
+		e.length(len(r.Items))
 		for _, o := range r.Items {
 			e.object(o)
 		}

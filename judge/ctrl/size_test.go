@@ -27,3 +27,27 @@ func TestSDKAvoidsHeavyPackages(t *testing.T) {
 		}
 	}
 }
+
+// Decoding is most of what the SDK does in a learner's module, and str
+// and count most of decoding: a call to either costs more in the
+// interpreter than the work, so they must stay within the compiler's
+// inlining budget (codec.go).
+func TestDecoderInlines(t *testing.T) {
+	cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	inlined := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, f, ok := strings.Cut(line, ": can inline "); ok {
+			inlined[f] = true
+		}
+	}
+	for _, f := range []string{"(*decoder).str", "(*decoder).count"} {
+		if !inlined[f] {
+			t.Errorf("%s is not inlined any more; go build -gcflags=-m=2 says why", f)
+		}
+	}
+}
