@@ -75,3 +75,44 @@ func TestClientFillsTheCallersObjects(t *testing.T) {
 		t.Errorf("an update answered with a ConfigMap gave %v and left %q", err, mine.Name)
 	}
 }
+
+// The small slices of listed objects are cut from shared allocations
+// (codec.go, objectSlab); an append to one object's slice must never
+// write into another's.
+func TestDecodedSlicesHaveNoRoomToShare(t *testing.T) {
+	objs := sampleObjects()
+	dep, pod := objs[0].(*Deployment), objs[1].(*Pod)
+	owned := *dep
+	owned.OwnerReferences = pod.OwnerReferences
+	owned.Spec.Template.OwnerReferences = pod.OwnerReferences
+	var reply []byte
+	NativeHost = func(op Op, msg []byte) []byte { return reply }
+	defer func() { NativeHost = nil }()
+	c, ctx := hostClient{}, context.Background()
+
+	reply = AppendReply(nil, OpList, &Reply{Items: []Object{pod, pod, pod}})
+	var pods PodList
+	if err := c.List(ctx, &pods); err != nil {
+		t.Fatal(err)
+	}
+	p := &pods.Items[0]
+	p.Spec.Containers = append(p.Spec.Containers, Container{Name: "extra"})
+	p.OwnerReferences = append(p.OwnerReferences, OwnerReference{Name: "extra"})
+	p.Status.Conditions = append(p.Status.Conditions, PodCondition{Type: "extra"})
+	for i := 1; i < len(pods.Items); i++ {
+		if !bytes.Equal(AppendObject(nil, &pods.Items[i]), AppendObject(nil, pod)) {
+			t.Errorf("appending to Pod 0's slices changed Pod %d: %+v", i, pods.Items[i])
+		}
+	}
+
+	// A Deployment's owner references and its template's are two slices.
+	reply = AppendReply(nil, OpGet, &Reply{Object: &owned})
+	var got Deployment
+	if err := c.Get(ctx, ObjectKey{Name: "web"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	got.OwnerReferences[0].Name = "changed"
+	if n := got.Spec.Template.OwnerReferences[0].Name; n != pod.OwnerReferences[0].Name {
+		t.Errorf("changing the Deployment's owner reference changed its template's to %q", n)
+	}
+}

@@ -111,25 +111,33 @@ func (e *encoder) time(t time.Time) {
 type decoder struct {
 	b   string
 	err error
-	// The small slices of a List's objects (containers, owner references,
-	// conditions) are cut from one allocation per kind of slice, sized for
-	// the items still to come (left), each piece capped at its length so
-	// that an append to one never writes into the next.
-	left       int
-	containers []Container
-	owners     []OwnerReference
-	conditions []PodCondition
+	// The small slices of an object (containers, owner references,
+	// conditions) are cut from its slab, and the slabs of a List's objects
+	// are one allocation (slabs, sized for the items still to come: left).
+	left  int
+	slabs []objectSlab
+	slab  *objectSlab // the object's being decoded; nil until it needs one
 }
 
-// piece returns n zeroed elements cut from *slab, which is refilled, when
-// short, with room for as many again for each of the left items to come.
-func piece[T any](slab *[]T, n, left int) []T {
-	if n > len(*slab) {
-		*slab = make([]T, n*max(left, 1))
+// objectSlab holds the small slices of an object (of its metadata and
+// what follows it) when each has one element, as the judge's objects do:
+// one allocation instead of three. Each is capped at its length, so that
+// an append to one never writes into another.
+type objectSlab struct {
+	containers [1]Container
+	owners     [1]OwnerReference
+	conditions [1]PodCondition
+}
+
+// objectSlab returns the slab of the object being decoded.
+func (d *decoder) objectSlab() *objectSlab {
+	if d.slab == nil {
+		if len(d.slabs) == 0 {
+			d.slabs = make([]objectSlab, max(d.left, 1))
+		}
+		d.slab, d.slabs = &d.slabs[0], d.slabs[1:]
 	}
-	s := (*slab)[:n:n]
-	*slab = (*slab)[n:]
-	return s
+	return d.slab
 }
 
 func (d *decoder) fail() {
@@ -302,6 +310,7 @@ func (e *encoder) meta(m *ObjectMeta) {
 }
 
 func (d *decoder) meta(m *ObjectMeta) {
+	d.slab = nil // a new object, or a Deployment's template: a slab of its own
 	m.Name = d.str()
 	m.GenerateName = d.str()
 	m.Namespace = d.str()
@@ -316,7 +325,11 @@ func (d *decoder) meta(m *ObjectMeta) {
 	m.Labels = d.strMap()
 	m.Annotations = d.strMap()
 	if n := d.count(); n > 0 {
-		m.OwnerReferences = piece(&d.owners, n, d.left)
+		if n == 1 {
+			m.OwnerReferences = d.objectSlab().owners[:]
+		} else {
+			m.OwnerReferences = make([]OwnerReference, n)
+		}
 		for i := range m.OwnerReferences {
 			r := &m.OwnerReferences[i]
 			r.APIVersion, r.Kind, r.Name, r.UID = d.str(), d.str(), d.str(), d.str()
@@ -337,7 +350,11 @@ func (e *encoder) podSpec(s *PodSpec) {
 
 func (d *decoder) podSpec(s *PodSpec) {
 	if n := d.count(); n > 0 {
-		s.Containers = piece(&d.containers, n, d.left)
+		if n == 1 {
+			s.Containers = d.objectSlab().containers[:]
+		} else {
+			s.Containers = make([]Container, n)
+		}
 		for i := range s.Containers {
 			s.Containers[i].Name, s.Containers[i].Image = d.str(), d.str()
 		}
@@ -393,7 +410,11 @@ func (o *Pod) decodeBody(d *decoder) {
 	d.podSpec(&o.Spec)
 	o.Status.Phase = PodPhase(d.str())
 	if n := d.count(); n > 0 {
-		o.Status.Conditions = piece(&d.conditions, n, d.left)
+		if n == 1 {
+			o.Status.Conditions = d.objectSlab().conditions[:]
+		} else {
+			o.Status.Conditions = make([]PodCondition, n)
+		}
 		for i := range o.Status.Conditions {
 			c := &o.Status.Conditions[i]
 			c.Type, c.Status = PodConditionType(d.str()), ConditionStatus(d.str())
