@@ -211,12 +211,11 @@ func AppendReply(b []byte, op Op, r *Reply) []byte {
 // decodeReply decodes the judge's reply to op. An object of obj's kind
 // is decoded into obj itself, and a List's items, if all of list's kind,
 // into list (r.listed), so no object is decoded only to be copied.
-func decodeReply(op Op, b string, obj Object, list ObjectList) (Reply, error) {
-	var r Reply
+func decodeReply(op Op, b string, obj Object, list ObjectList, r *Reply) error {
 	d := decoder{b: b}
 	if d.bool() {
 		r.Err = &StatusError{Code: d.int32(), Reason: d.str(), Message: d.str()}
-		return r, d.err
+		return d.err
 	}
 	switch op {
 	case OpRequest:
@@ -241,5 +240,5 @@ func decodeReply(op Op, b string, obj Object, list ObjectList) (Reply, error) {
 			r.Items = append(r.Items, d.object())
 		}
 	}
-	return r, d.err
+	return d.err
 }

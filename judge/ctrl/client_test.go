@@ -29,7 +29,7 @@ func TestClientFillsTheCallersObjects(t *testing.T) {
 		return nil
 	}
 	defer func() { NativeHost = nil }()
-	c, ctx := hostClient{}, context.Background()
+	c, ctx := &hostClient{}, context.Background()
 	same := func(what string, got, want Object) {
 		t.Helper()
 		if !bytes.Equal(AppendObject(nil, got), AppendObject(nil, want)) {
@@ -88,7 +88,7 @@ func TestDecodedSlicesHaveNoRoomToShare(t *testing.T) {
 	var reply []byte
 	NativeHost = func(op Op, msg []byte) []byte { return reply }
 	defer func() { NativeHost = nil }()
-	c, ctx := hostClient{}, context.Background()
+	c, ctx := &hostClient{}, context.Background()
 
 	reply = AppendReply(nil, OpList, &Reply{Items: []Object{pod, pod, pod}})
 	var pods PodList

@@ -208,6 +208,10 @@ func (d *decoder) int64() int64 {
 }
 
 func (d *decoder) int32() int32 {
+	if b := d.b; len(b) > 0 && b[0] < 0xFF { // the usual case, without a call
+		d.b = b[1:]
+		return int32(b[0]>>1) ^ -int32(b[0]&1)
+	}
 	v := d.int64()
 	if v != int64(int32(v)) {
 		d.fail()
@@ -425,8 +429,29 @@ func (o *Pod) decodeBody(d *decoder) {
 func (o *ConfigMap) encodeBody(e *encoder) { e.strMap(o.Data) }
 func (o *ConfigMap) decodeBody(d *decoder) { o.Data = d.strMap() }
 
+// An object's kind is one byte on the wire, not its name: the decoder
+// then checks it without reading and comparing a string.
+const (
+	wireDeployment = 1 + iota
+	wirePod
+	wireConfigMap
+)
+
+// wireKind is o's kind on the wire; 0 for a kind that has none.
+func wireKind(o Object) byte {
+	switch o.(type) {
+	case *Deployment:
+		return wireDeployment
+	case *Pod:
+		return wirePod
+	case *ConfigMap:
+		return wireConfigMap
+	}
+	return 0
+}
+
 func (e *encoder) object(o Object) {
-	e.str(string(o.GetObjectKind()))
+	e.b = append(e.b, wireKind(o))
 	e.meta(o.GetObjectMeta())
 	switch o := o.(type) { // not a method: the encoder would escape
 	case *Deployment:
@@ -453,11 +478,22 @@ func (d *decoder) body(o Object) {
 }
 
 func (d *decoder) object() Object {
-	o := NewObject(Kind(d.str()))
+	var o Object
+	if len(d.b) > 0 {
+		switch d.b[0] {
+		case wireDeployment:
+			o = &Deployment{}
+		case wirePod:
+			o = &Pod{}
+		case wireConfigMap:
+			o = &ConfigMap{}
+		}
+	}
 	if o == nil {
 		d.fail()
 		return nil
 	}
+	d.b = d.b[1:]
 	d.meta(o.GetObjectMeta())
 	d.body(o)
 	if d.err != nil {
@@ -469,15 +505,14 @@ func (d *decoder) object() Object {
 // into decodes an object of o's own kind into o, cleared first. It
 // reports false, having read nothing, when the message holds another kind.
 func (d *decoder) into(o Object) bool {
-	at := d.b
-	k := Kind(d.str())
-	if d.err != nil {
+	if len(d.b) == 0 {
+		d.fail()
 		return false
 	}
-	if k != o.GetObjectKind() {
-		d.b = at
+	if k := wireKind(o); k == 0 || d.b[0] != k {
 		return false
 	}
+	d.b = d.b[1:]
 	o.reset()
 	d.meta(o.GetObjectMeta())
 	d.body(o)

@@ -116,8 +116,8 @@ func TestCallsRoundTrip(t *testing.T) {
 
 func TestReplyCarriesStatusErrors(t *testing.T) {
 	b := AppendReply(nil, OpGet, &Reply{Err: &StatusError{Code: 404, Reason: ReasonNotFound, Message: "Pod \"x\" not found"}})
-	r, err := decodeReply(OpGet, string(b), nil, nil)
-	if err != nil {
+	var r Reply
+	if err := decodeReply(OpGet, string(b), nil, nil, &r); err != nil {
 		t.Fatal(err)
 	}
 	if !IsNotFound(r.Err) || IsConflict(r.Err) || r.Err.Code != 404 {

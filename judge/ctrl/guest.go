@@ -15,11 +15,14 @@ func Register(r Reconciler) { reconciler = r }
 
 type hostClient struct{}
 
-func invoke(c *Call) (Reply, error) { return invokeInto(c, nil, nil) }
+func invoke(c *Call, r *Reply) error { return invokeInto(c, nil, nil, r) }
 
-// invokeInto makes call c; a reply's object of obj's kind is decoded into
-// obj, a List's items into list (no copy of each made on the side).
-func invokeInto(c *Call, obj Object, list ObjectList) (Reply, error) {
+// invokeInto makes call c and decodes the reply into r; a reply's object
+// of obj's kind is decoded into obj, a List's items into list (no copy of
+// each made on the side). r is the caller's, not a result: a Reply is a
+// dozen words, and each copy of it as a result costs as many loads and
+// stores in the interpreter.
+func invokeInto(c *Call, obj Object, list ObjectList, r *Reply) error {
 	// An oversized request is measured, never built: its strings are
 	// not copied, and the module's memory does not grow to hold it.
 	limit := MaxRequestBytes
@@ -34,27 +37,26 @@ func invokeInto(c *Call, obj Object, list ObjectList) (Reply, error) {
 	}
 	scratch = msg[:0] // kept for the next call: no garbage per call
 	out := roundTrip(op, msg)
-	r, err := decodeReply(op, out, obj, list)
-	if err != nil {
+	if err := decodeReply(op, out, obj, list, r); err != nil {
 		panic("ctrl: the judge sent a malformed reply: " + err.Error())
 	}
 	if r.Err != nil {
-		return r, r.Err
+		return r.Err
 	}
-	return r, nil
+	return nil
 }
 
 var scratch = make([]byte, 0, 4096)
 
-func (hostClient) Get(_ context.Context, key ObjectKey, obj Object) error {
-	r, err := invokeInto(&Call{Op: OpGet, Kind: obj.GetObjectKind(), Key: key}, obj, nil)
-	if err != nil {
+func (*hostClient) Get(_ context.Context, key ObjectKey, obj Object) error {
+	var r Reply
+	if err := invokeInto(&Call{Op: OpGet, Kind: obj.GetObjectKind(), Key: key}, obj, nil, &r); err != nil {
 		return err
 	}
 	return assign(obj, r.Object)
 }
 
-func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) error {
+func (*hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) error {
 	var o listOptions
 	for _, opt := range opts {
 		// A type switch, not opt.applyToList(&o): o would escape.
@@ -69,8 +71,8 @@ func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) e
 			panic("ctrl: a ListOption this client does not know")
 		}
 	}
-	r, err := invokeInto(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID}, nil, list)
-	if err != nil {
+	var r Reply
+	if err := invokeInto(&Call{Op: OpList, Kind: list.itemKind(), Namespace: o.namespace, Labels: o.labels, OwnerUID: o.ownerUID}, nil, list, &r); err != nil {
 		return err
 	}
 	if !r.listed {
@@ -79,29 +81,29 @@ func (hostClient) List(_ context.Context, list ObjectList, opts ...ListOption) e
 	return nil
 }
 
-func (hostClient) write(op Op, obj Object) error {
+func (*hostClient) write(op Op, obj Object) error {
 	if obj == nil {
 		return errors.New("ctrl: nil object")
 	}
-	r, err := invokeInto(&Call{Op: op, Object: obj}, obj, nil)
-	if err != nil {
+	var r Reply
+	if err := invokeInto(&Call{Op: op, Object: obj}, obj, nil, &r); err != nil {
 		return err
 	}
 	return assign(obj, r.Object)
 }
 
-func (c hostClient) Create(_ context.Context, obj Object) error { return c.write(OpCreate, obj) }
-func (c hostClient) Update(_ context.Context, obj Object) error { return c.write(OpUpdate, obj) }
-func (c hostClient) UpdateStatus(_ context.Context, obj Object) error {
+func (c *hostClient) Create(_ context.Context, obj Object) error { return c.write(OpCreate, obj) }
+func (c *hostClient) Update(_ context.Context, obj Object) error { return c.write(OpUpdate, obj) }
+func (c *hostClient) UpdateStatus(_ context.Context, obj Object) error {
 	return c.write(OpUpdateStatus, obj)
 }
 
-func (hostClient) Delete(_ context.Context, obj Object) error {
+func (*hostClient) Delete(_ context.Context, obj Object) error {
 	if obj == nil {
 		return errors.New("ctrl: nil object")
 	}
-	_, err := invoke(&Call{Op: OpDelete, Kind: obj.GetObjectKind(), Key: KeyOf(obj)})
-	return err
+	var r Reply
+	return invoke(&Call{Op: OpDelete, Kind: obj.GetObjectKind(), Key: KeyOf(obj)}, &r)
 }
 
 // assign copies src into dst, which must be of the same kind (nothing to
@@ -133,31 +135,33 @@ func assign(dst, src Object) error {
 // reconcileOnce runs the registered Reconcile for the request the judge
 // names and reports the result back.
 func reconcileOnce() {
-	r, err := invoke(&Call{Op: OpRequest})
-	if err != nil {
+	var r Reply
+	if err := invoke(&Call{Op: OpRequest}, &r); err != nil {
 		panic("ctrl: no request to reconcile")
 	}
 	if reconciler == nil {
 		panic("ctrl: no Reconcile function was registered")
 	}
-	res, rerr := reconciler(context.Background(), hostClient{}, r.Request)
+	res, rerr := reconciler(context.Background(), &hostClient{}, r.Request)
 	c := Call{Op: OpResult, RequeueAfter: res.RequeueAfter}
 	if rerr != nil {
 		c.HasError = true
 		c.Text = cutText(rerr.Error())
 		c.ErrorReason = reasonOf(rerr)
 	}
-	invoke(&c)
+	invoke(&c, &r)
 }
 
 func hostLog(b []byte) {
 	if len(b) > maxTextBytes {
 		b = b[:maxTextBytes]
 	}
-	invoke(&Call{Op: OpLog, Text: string(b)})
+	var r Reply
+	invoke(&Call{Op: OpLog, Text: string(b)}, &r)
 }
 
 func hostNow() int64 {
-	r, _ := invoke(&Call{Op: OpNow})
+	var r Reply
+	invoke(&Call{Op: OpNow}, &r)
 	return r.Now.UnixNano()
 }
