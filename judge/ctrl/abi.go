@@ -4,7 +4,7 @@ import "time"
 
 // ABIVersion is checked by the judge before it calls a module, so a module
 // built against another SDK is refused with a clear message.
-const ABIVersion = 1
+const ABIVersion = 2 // 2: lengths and numbers without varints, an object's kind as one byte
 
 // Op is one kind of call from a learner's module to the judge.
 type Op uint32
