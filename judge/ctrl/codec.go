@@ -16,15 +16,18 @@ import (
 // longer one is 0xFF and three bytes, little-endian. A number (an int32
 // field, a generation, a time) under 0xFF is that one byte, else 0xFF and
 // eight bytes; signed numbers are zigzag-coded first, so small negative
-// ones stay one byte. No varints: a varint's loop kept str and count from
-// being inlined (RATIONALE.md, judge/, "Ninth pass").
+// ones stay one byte. An object's kind is one byte (wireKind). No varints:
+// a varint's loop kept str and count from being inlined, and in the
+// interpreter a call costs more than reading a string
+// (judge/RATIONALE.md, "Ninth pass").
 
 var errMalformed = errors.New("malformed message")
 
-// maxLength is the longest length three bytes hold. No message comes near
-// it (the sandbox's stop at 4 MiB, and a module's write is measured
-// against 1.5 MiB before it is built), so a longer string is never sent:
-// the encoder writes maxLength, and the message does not decode.
+// maxLength is the longest length three bytes hold. No message sent comes
+// near it: a module's request past its limit (MaxObjectBytes for a write)
+// is measured, not built, and replaced by an OpTooLarge, and the judge's
+// replies stop at 3.5 MiB. A longer string is cut to it all the same, so
+// that what is encoded always decodes.
 const maxLength = 1<<24 - 1
 
 type encoder struct {
@@ -57,10 +60,10 @@ func (e *encoder) int64(v int64) { e.uint64(uint64(v<<1) ^ uint64(v>>63)) }
 func (e *encoder) str(s string) {
 	e.length(len(s))
 	if e.limit > 0 && len(e.b)+e.skipped+len(s) > e.limit {
-		e.skipped += len(s)
+		e.skipped += len(s) // the size as it would be, for OpTooLarge
 		return
 	}
-	e.b = append(e.b, s...)
+	e.b = append(e.b, s[:min(len(s), maxLength)]...)
 }
 
 func (e *encoder) bool(v bool) {

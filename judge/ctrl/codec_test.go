@@ -3,6 +3,8 @@ package ctrl
 import (
 	"bytes"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,6 +45,32 @@ func TestObjectRoundTrip(t *testing.T) {
 		if got.GetObjectKind() != o.GetObjectKind() || got.GetObjectMeta().Name != o.GetObjectMeta().Name {
 			t.Errorf("%T: decoded %+v", o, got)
 		}
+	}
+}
+
+// Lengths past one byte take the long form (0xFF and three bytes): at
+// the edge, well past it, for strings, slices and maps; and a string too
+// long for three bytes is cut, so that what is encoded still decodes.
+func TestLongLengthsRoundTrip(t *testing.T) {
+	for _, n := range []int{0xFE, 0xFF, 0x100, 70000, maxLength} {
+		cm := &ConfigMap{ObjectMeta: ObjectMeta{Name: "cfg", Finalizers: make([]string, n%1000)},
+			Data: map[string]string{"k": strings.Repeat("x", n)}}
+		for i := range n % 300 {
+			cm.Data[strconv.Itoa(i)] = ""
+		}
+		got, err := DecodeObject(AppendObject(nil, cm))
+		if err != nil {
+			t.Fatalf("%d: %v", n, err)
+		}
+		g := got.(*ConfigMap)
+		if len(g.Data["k"]) != n || len(g.Data) != len(cm.Data) || len(g.Finalizers) != len(cm.Finalizers) {
+			t.Errorf("%d: got a value of %d bytes, %d entries, %d finalizers", n, len(g.Data["k"]), len(g.Data), len(g.Finalizers))
+		}
+	}
+	cm := &ConfigMap{ObjectMeta: ObjectMeta{Name: "cfg"}, Data: map[string]string{"k": strings.Repeat("x", maxLength+5)}}
+	got, err := DecodeObject(AppendObject(nil, cm))
+	if err != nil || len(got.(*ConfigMap).Data["k"]) != maxLength {
+		t.Errorf("a string past maxLength: %v, want it cut to %d bytes", err, maxLength)
 	}
 }
 
