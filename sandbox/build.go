@@ -390,11 +390,19 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 	for name, data := range p.Files {
 		files[name] = data
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	direct := b.directOK(p)
+	var names []string
+	if direct {
+		// The compiler reads only the package built: the trusted
+		// packages are in the kit, compiled, and their sources unread.
+		names = mainFiles(p, files)
+	} else {
+		names = make([]string, 0, len(files))
+		for name := range files {
+			names = append(names, name)
+		}
+		sort.Strings(names)
 	}
-	sort.Strings(names)
 	for _, name := range names {
 		// Paths come from the judge, never the learner; check anyway so a
 		// bad one can't escape the temporary folder.
@@ -409,7 +417,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 			return buildResult{}, err
 		}
 	}
-	if b.directOK(p) {
+	if direct {
 		var res buildResult
 		out, err := b.buildDirect(ctx, p, files, dir, tmp, lim, &res)
 		res.wall = time.Since(start)
