@@ -16,6 +16,10 @@ type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return "host ABI violation: " + e.msg }
 
+// tableTrap begins wazero's error for a call through an empty or
+// missing slot of the table.
+const tableTrap = "wasm error: invalid table access"
+
 // prunedError is a pruned function's call: the module needs its whole
 // code (prune.go).
 type prunedError struct{ index uint32 }
@@ -180,6 +184,11 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	var pr *prunedError
 	if errors.As(err, &pr) {
 		return &Trap{Kind: TrapPruned, Message: fmt.Sprintf("function %d was compiled out of the module", pr.index)}
+	}
+	if inst.emptySlots && strings.HasPrefix(err.Error(), tableTrap) {
+		// Go's code calls through the table only to functions that
+		// exist; an empty slot is a stub's (prune.go, tableEdit).
+		return &Trap{Kind: TrapPruned, Message: "a function compiled out of the module was called through the table"}
 	}
 	var pe *protocolError
 	if errors.As(err, &pe) {

@@ -35,6 +35,7 @@ type moduleNames struct {
 	imported int // functions imported: the first indices
 	call     int // index of ctrljudge.call; -1: not imported
 	code     wasmSection
+	elems    wasmSection  // the element section; zero: none
 	names    *wasmSection // the custom section "name"; nil: none
 	byIndex  map[int]string
 }
@@ -59,6 +60,8 @@ func readNames(m []byte) (info moduleNames, ok bool) {
 			if !info.readImports(body) {
 				return info, false
 			}
+		case 9:
+			info.elems = s
 		case 10:
 			info.code = s
 		case 0:
@@ -206,16 +209,17 @@ func namesEdit(info moduleNames) *sectionEdit {
 }
 
 // pruneEdit is the edit that compiles every prunable function keep lacks
-// as a stub, and how many there are; nil when m has no names, does not
-// import ctrljudge.call, or has a code section it cannot read.
-func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
+// as a stub, and which they are (by defined function: the first is
+// info.imported's); nil when m has no names, does not import
+// ctrljudge.call, or has a code section it cannot read.
+func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, []bool) {
 	if info.names == nil || info.call < 0 {
-		return nil, 0
+		return nil, nil
 	}
 	sec := m[info.code.body:info.code.end]
 	count, n := uleb32(sec)
 	if n == 0 {
-		return nil, 0
+		return nil, nil
 	}
 	// Which functions become stubs, read before anything is written.
 	stub := make([]bool, count)
@@ -224,7 +228,7 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 	for i := range int(count) {
 		size, n := uleb32(rest)
 		if n == 0 || n+int(size) > len(rest) {
-			return nil, 0
+			return nil, nil
 		}
 		rest = rest[n+int(size):]
 		idx := info.imported + i
@@ -237,7 +241,7 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 		}
 	}
 	if pruned == 0 {
-		return nil, 0
+		return nil, nil
 	}
 	return &sectionEdit{at: info.code, size: total, write: func(out []byte) []byte {
 		out = appendUleb(out, count)
@@ -253,7 +257,92 @@ func pruneEdit(m []byte, info moduleNames, keep *keepList) (*sectionEdit, int) {
 			}
 		}
 		return out
-	}}, pruned
+	}}, stub
+}
+
+// stubs counts the functions stub marks.
+func stubs(stub []bool) int {
+	n := 0
+	for _, s := range stub {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
+// tableEdit leaves the stubs out of the table. Go's linker puts every
+// function in it, as one element segment (a function's index in the
+// table is its PC_F: the runtime calls through it to resume a goroutine,
+// and to call a func value or an interface's method), and wazero
+// evaluates each element at every instance: 1,661 for 171, most of a
+// start's allocations. A stub never runs unless the instance is then
+// discarded, so its slot may as well be empty: one segment per run of
+// the functions kept. A call through an empty slot traps as an invalid
+// table access, which a pruned module's instance reports as TrapPruned
+// (classify), as the stub would have. nil when the section is not
+// Go's one segment over every function in order.
+func tableEdit(m []byte, info moduleNames, stub []bool) *sectionEdit {
+	if info.elems.end == 0 || stub == nil {
+		return nil
+	}
+	b := m[info.elems.body:info.elems.end]
+	// count 1; flags 0 (active, table 0, function indices); i32.const
+	// base; end; the entries.
+	if len(b) < 3 || b[0] != 1 || b[1] != 0 || b[2] != 0x41 {
+		return nil
+	}
+	b = b[3:]
+	base, n := sleb32(b)
+	if n == 0 || n >= len(b) || b[n] != 0x0b {
+		return nil
+	}
+	b = b[n+1:]
+	count, n := uleb32(b)
+	if n == 0 || int(count) != len(stub) {
+		return nil
+	}
+	b = b[n:]
+	for i := range int(count) {
+		idx, n := uleb32(b)
+		if n == 0 || int(idx) != info.imported+i {
+			return nil
+		}
+		b = b[n:]
+	}
+	if len(b) != 0 {
+		return nil
+	}
+	var runs [][2]int // [first, end) of each run of kept functions
+	for i := 0; i < len(stub); {
+		if stub[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(stub) && !stub[j] {
+			j++
+		}
+		runs = append(runs, [2]int{i, j})
+		i = j
+	}
+	size := 5
+	for _, r := range runs {
+		size += 1 + 1 + 5 + 1 + 5 + 5*(r[1]-r[0])
+	}
+	return &sectionEdit{at: info.elems, size: size, write: func(out []byte) []byte {
+		out = appendUleb(out, uint32(len(runs)))
+		for _, r := range runs {
+			out = append(out, 0, 0x41)
+			out = appendSleb(out, base+int32(r[0]))
+			out = append(out, 0x0b)
+			out = appendUleb(out, uint32(r[1]-r[0]))
+			for i := r[0]; i < r[1]; i++ {
+				out = appendUleb(out, uint32(info.imported+i))
+			}
+		}
+		return out
+	}}
 }
 
 // maxStubBytes bounds what appendStub appends: its size (one byte), 13

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,62 @@ func TestPrunedModuleRunsAsTheWholeOne(t *testing.T) {
 	var trap *Trap
 	if !errors.As(err, &trap) || trap.Kind != TrapPruned {
 		t.Errorf("starting with no library function kept: %v", err)
+	}
+}
+
+// tableLearner's report reaches a runtime function only through a func
+// value: a call through the table, which Go also makes for an interface's
+// methods and to resume a goroutine. (A package the Keep list does not
+// name is kept whole; the runtime never is.)
+const tableLearner = `package main
+
+import "runtime"
+
+var calls int
+
+var goroutines = runtime.NumGoroutine
+
+func next() int32 {
+	calls++
+	if calls < 0 {
+		ask("never") // so that the module imports the host's call, as learners' do
+	}
+	return int32(calls)
+}
+
+func report() { calls += goroutines() }
+`
+
+// A pruned function's slot in the table is empty, and a call through it
+// stops the instance as the stub would have: TrapPruned, and the whole
+// module runs it.
+func TestPrunedFunctionsLeaveTheTable(t *testing.T) {
+	rec, recMod := snapModuleWith(t, tableLearner, Config{Interpreter: true, RecordCalls: true})
+	only := []snapStart{{what: "next only", calls: []string{"next"}}}
+	transcript(t, rec, recMod, only)
+	keep := rec.CalledFunctions()
+	if slices.Contains(keep, "runtime.NumGoroutine") {
+		t.Fatalf("runtime.NumGoroutine recorded before report ran: %v", keep)
+	}
+
+	pruned, prunedMod := snapModuleWith(t, tableLearner, Config{Interpreter: true, Keep: keep})
+	if prunedMod.Pruned == 0 || !prunedMod.emptySlots {
+		t.Fatal("the stubs were left in the table")
+	}
+	report := []snapStart{{what: "report", calls: []string{"next", "report", "next"}}}
+	got := transcript(t, pruned, prunedMod, report)[0]
+	if !strings.Contains(got, `trap pruned "a function compiled out of the module was called through the table"`) {
+		t.Fatalf("a call through a stub's slot: %s", got)
+	}
+	full, err := pruned.Whole(context.Background(), prunedMod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.emptySlots {
+		t.Error("the whole module has empty slots")
+	}
+	if got := transcript(t, pruned, full, report)[0]; !strings.Contains(got, "report [] ok") || strings.Contains(got, "trap") {
+		t.Errorf("on the whole module: %s", got)
 	}
 }
 

@@ -22,11 +22,12 @@ func TestOneRewriteIsThePassesInTurn(t *testing.T) {
 
 	info, _ = readNames(testWasm)
 	exports, _ := exportEdit(testWasm)
-	code, pruned2 := pruneEdit(testWasm, info, keep)
-	once := rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code)
+	code, stub := pruneEdit(testWasm, info, keep)
+	table := tableEdit(testWasm, info, stub)
+	once := rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code, table)
 
-	if pruned == 0 || pruned != pruned2 {
-		t.Fatalf("%d functions pruned in turn, %d at once", pruned, pruned2)
+	if pruned == 0 || pruned != stubs(stub) || table == nil {
+		t.Fatalf("%d functions pruned in turn, %d at once (table edit %v)", pruned, stubs(stub), table != nil)
 	}
 	a, b := sectionsOf(t, step), sectionsOf(t, once)
 	if len(a) != len(b) {
@@ -69,8 +70,8 @@ func BenchmarkRewrite(b *testing.B) {
 		for b.Loop() {
 			info, _ := readNames(testWasm)
 			exports, _ := exportEdit(testWasm)
-			code, _ := pruneEdit(testWasm, info, keep)
-			rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code)
+			code, stub := pruneEdit(testWasm, info, keep)
+			rewrite(testWasm, memoryAtStart(testWasm).mergeEdit(), exports, namesEdit(info), code, tableEdit(testWasm, info, stub))
 		}
 	})
 	b.Run("in-turn", func(b *testing.B) {
@@ -108,12 +109,13 @@ func exportGlobals(m []byte) ([]byte, []string) {
 }
 
 // prune returns m, without its name section, with every prunable
-// function keep lacks compiled as a stub, and how many were; 0 when m has
-// no names or does not import ctrljudge.call (then m is returned as it is).
+// function keep lacks compiled as a stub and left out of the table, and
+// how many were; 0 when m has no names or does not import ctrljudge.call
+// (then m is returned as it is).
 func prune(m []byte, info moduleNames, keep *keepList) ([]byte, int) {
-	e, pruned := pruneEdit(m, info, keep)
+	e, stub := pruneEdit(m, info, keep)
 	if e == nil {
 		return m, 0
 	}
-	return rewrite(m, e, namesEdit(info)), pruned
+	return rewrite(m, e, tableEdit(m, info, stub), namesEdit(info)), stubs(stub)
 }

@@ -180,6 +180,9 @@ type Module struct {
 	snaps  *snapshots // nil: every instance runs `_initialize`
 	Pruned int        // functions compiled as stubs (prune.go)
 	whole  *wholeModule
+	// emptySlots: the stubs are left out of the table (tableEdit), so a
+	// call through one of their slots traps rather than reach the stub.
+	emptySlots bool
 }
 
 // wholeModule is a pruned module's code in full, compiled when first
@@ -234,17 +237,21 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		}
 	}
 	var whole *wholeModule
-	pruned := 0
+	pruned, emptySlots := 0, false
 	names, ok := readNames(wasm)
 	if ok {
 		edits = append(edits, namesEdit(names))
 		var e *sectionEdit
+		var stub []bool
 		if r.keep != nil {
-			e, pruned = pruneEdit(wasm, names, r.keep)
+			e, stub = pruneEdit(wasm, names, r.keep)
 		}
 		if e != nil {
 			whole = &wholeModule{wasm: wasm, edits: slices.Clip(edits), names: names}
-			edits = append(edits, e)
+			table := tableEdit(wasm, names, stub)
+			emptySlots = table != nil
+			edits = append(edits, e, table)
+			pruned = stubs(stub)
 		}
 	}
 	code := rewrite(wasm, edits...)
@@ -268,7 +275,7 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		r.mu.Unlock()
 		c.err = err
 	} else {
-		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps, whole: whole, Pruned: pruned}
+		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps, whole: whole, Pruned: pruned, emptySlots: emptySlots}
 	}
 	close(c.done)
 	return c.mod, false, c.err
@@ -419,6 +426,9 @@ type Instance struct {
 	rec     *initRecord        // watches `_initialize` for a snapshot
 	stdout  io.Writer
 	stderrW io.Writer
+	// emptySlots is the module's: an invalid table access is a stub's
+	// slot, called.
+	emptySlots bool
 }
 
 type instanceKey struct{}
@@ -426,7 +436,7 @@ type instanceKey struct{}
 // Instantiate starts a fresh instance: its own memory, no state shared with
 // any other.
 func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits) (*Instance, error) {
-	inst := &Instance{host: h, limits: lim}
+	inst := &Instance{host: h, limits: lim, emptySlots: m.emptySlots}
 	random := newRandomStream()
 	inst.stderr.max = stderrTailBytes
 	out := lim.Output

@@ -441,7 +441,8 @@ func TestInstancesStartedAtOnceRunInitializeOnce(t *testing.T) {
 //	go test -run '^$' -bench Start ./sandbox/
 //
 // START_WASM=file.wasm starts that module instead (a learner's, from the
-// judge's cache folder, say).
+// judge's cache folder, say), and START_KEEP=file prunes it as the judge
+// does, keeping the names listed there (judge/kept_functions.txt).
 func BenchmarkStart(b *testing.B) {
 	for _, mode := range []string{"initialize", "snapshot"} {
 		b.Run(mode, func(b *testing.B) {
@@ -452,7 +453,20 @@ func BenchmarkStart(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if rt, err = NewRuntime(context.Background(), Config{Interpreter: true, NoSnapshots: mode == "initialize"}); err != nil {
+				cfg := Config{Interpreter: true, NoSnapshots: mode == "initialize"}
+				if file := os.Getenv("START_KEEP"); file != "" {
+					list, err := os.ReadFile(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cfg.Keep = []string{}
+					for line := range strings.Lines(string(list)) {
+						if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+							cfg.Keep = append(cfg.Keep, line)
+						}
+					}
+				}
+				if rt, err = NewRuntime(context.Background(), cfg); err != nil {
 					b.Fatal(err)
 				}
 				defer rt.Close(context.Background())
