@@ -177,16 +177,17 @@ type Builder struct {
 	// it in memory. Set before the first build.
 	StateDir string
 
-	goBin     string
-	env       []string
-	toolDir   string // the compiler and linker; "" builds with the go command
-	linkProcs string // the linker's GOMAXPROCS; "" leaves it to the runtime
-	goVersion string // "go1.26.8"
-	goroot    string
-	gocache   string
-	version   string // go version's line
-	semOnce   sync.Once
-	sem       chan struct{}
+	goBin      string
+	env        []string
+	toolDir    string   // the compiler and linker; "" builds with the go command
+	linkProcs  string   // the linker's GOMAXPROCS; "" leaves it to the runtime
+	compileEnv []string // added to the compiler's environment (compileGCEnv)
+	goVersion  string   // "go1.26.8"
+	goroot     string
+	gocache    string
+	version    string // go version's line
+	semOnce    sync.Once
+	sem        chan struct{}
 
 	kitMu sync.Mutex
 	kits  map[string]*kit
@@ -226,7 +227,7 @@ func NewBuilder() (*Builder, error) {
 	// The linker on one P: its work is mostly serial, and with a second P
 	// its collector marks there whenever it idles, for more CPU and no
 	// less wall time (RATIONALE.md, "The linker on one P").
-	return &Builder{goBin: goBin, env: env, Limits: DefaultBuildLimits(), linkProcs: "1",
+	return &Builder{goBin: goBin, env: env, Limits: DefaultBuildLimits(), linkProcs: "1", compileEnv: compileGCEnv,
 		goroot: lines[1], gocache: lines[0], toolDir: lines[2], goVersion: lines[3],
 		version: "go version " + lines[3] + " " + lines[4] + "/" + lines[5]}, nil
 }

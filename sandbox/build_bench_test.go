@@ -43,6 +43,23 @@ func BenchmarkLinkOneP(b *testing.B) {
 	benchBuilders(b, src, one, many, "one-p", "many-p")
 }
 
+// BenchmarkCompilerCollector builds a learner's file directly, with the
+// compiler's collector set as the judge sets it (compileGCEnv) and left
+// at its defaults, alternating, and reports the median wall and CPU time
+// of each whole build and their ratios (the judge's over the defaults).
+//
+//	go test -run '^$' -bench CompilerCollector -benchtime 20x ./sandbox/
+func BenchmarkCompilerCollector(b *testing.B) {
+	set, err := NewBuilder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defaults, _ := NewBuilder()
+	defaults.compileEnv = nil
+	src := "package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n\t\"time\"\n)\n\ntype item struct {\n\tname string\n\tat   time.Time\n}\n\nfunc pick(ctx context.Context, items []item, prefix string) []string {\n\tvar out []string\n\tfor _, it := range items {\n\t\tif ctx.Err() != nil {\n\t\t\tbreak\n\t\t}\n\t\tif strings.HasPrefix(it.name, prefix) {\n\t\t\tout = append(out, fmt.Sprintf(\"%s@%d\", it.name, it.at.Unix()))\n\t\t}\n\t}\n\tslices.Sort(out)\n\treturn out\n}\n\nvar _ = pick\n\nvar tag string\n\nfunc init() { tag = \"%d\" }\n"
+	benchBuilders(b, src, set, defaults, "set", "defaults")
+}
+
 // benchBuilders builds src, new code each time, with first and second,
 // alternating which goes first, and reports the median wall and CPU time
 // (of every process of the build) of each, named by their labels, and

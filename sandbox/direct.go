@@ -427,7 +427,7 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	for _, name := range names {
 		args = append(args, filepath.Join(dir, filepath.FromSlash(name)))
 	}
-	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, nil); r.err != nil {
+	if r := b.step(ctx, pkgDir, tmp, filepath.Join(b.toolDir, "compile"), args, lim, res, b.compileEnv); r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
 	out := filepath.Join(tmp, "module.wasm")
@@ -491,6 +491,20 @@ func linkGCEnv(lim BuildLimits) []string {
 	}
 	return []string{"GOGC=off", "GOMEMLIMIT=" + strconv.FormatInt(limit, 10)}
 }
+
+// compileGCEnv runs the compiler on one P. By default it compiles a
+// package's functions on as many workers as there are Ps, and then
+// starts with a heap goal of 128 MiB; for a learner's small package the
+// second worker costs more CPU than it saves, and the other core is
+// another build's or a judgement's. On one P (and so one worker) it
+// would collect at the default GOGC, twice a learner's compile; at 400
+// its first goal is 16 MiB and it does not collect at all. A compile bomb
+// still collects, once each time its heap grows fivefold, and ends on the
+// memory limit as before: never a memory-limited collector running flat
+// out (linkGCEnv). And with no idle P to mark on, the CPU a compile takes,
+// and so which limit stops a bomb, does not depend on whether the other
+// cores are busy. RATIONALE.md, "The compiler on one P".
+var compileGCEnv = []string{"GOGC=400", "GOMAXPROCS=1"}
 
 // step runs one tool of a direct build and adds its cost to res.
 func (b *Builder) step(ctx context.Context, dir, tmp, bin string, args []string, lim BuildLimits, res *buildResult, env []string) runResult {
