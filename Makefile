@@ -41,6 +41,7 @@ bench: build
 	$(GO) test -run '^$$' -bench Meter ./sandbox/
 	$(GO) test -run '^$$' -bench Build -benchtime 10x ./sandbox/
 	$(GO) test -run '^$$' -bench LinkerHugeHeap -benchtime 20x ./sandbox/
+	$(GO) test -run '^$$' -bench CompilerCollector -benchtime 20x ./sandbox/
 	$(GO) test -run '^$$' -bench CLIvsGoBuild -benchtime 10x ./cmd/judge/
 	$(GO) test -run '^$$' -bench . -benchtime $(WEB_BENCHTIME) ./web/
 	$(GO) test -run '^$$' -bench Workers -benchtime 1x ./web/integration_test/
