@@ -420,7 +420,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 	}
 	if direct {
 		var res buildResult
-		out, err := b.buildDirect(ctx, p, files, dir, tmp, lim, &res)
+		out, err := b.buildDirect(ctx, p, files, names, dir, tmp, lim, &res)
 		res.wall = time.Since(start)
 		if err != nil {
 			return res, err

@@ -338,15 +338,15 @@ func (b *Builder) Prepare(ctx context.Context, p Program) error {
 	for n, d := range p.Files {
 		files[n] = d
 	}
-	_, err := b.ensure(ctx, b.kitFor(p), p, trustedImports(p, files))
+	_, err := b.ensure(ctx, b.kitFor(p), p, trustedImports(p, files, mainFiles(p, files)))
 	return err
 }
 
 // trustedImports are the imports of the trusted files of the package
-// built, plus what every link needs.
-func trustedImports(p Program, files map[string][]byte) []string {
+// built (names, its files: mainFiles), plus what every link needs.
+func trustedImports(p Program, files map[string][]byte, names []string) []string {
 	seen := map[string]bool{"runtime": true}
-	for _, name := range mainFiles(p, files) {
+	for _, name := range names {
 		if name == p.MainPath {
 			continue
 		}
@@ -362,12 +362,12 @@ func trustedImports(p Program, files map[string][]byte) []string {
 	return out
 }
 
-// buildDirect compiles and links p's package main from files (the
-// learner's file metered, the support file, the trusted files) written
-// under dir. It returns the module's path, or the program's *BuildError.
-func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][]byte, dir, tmp string, lim BuildLimits, res *buildResult) (string, error) {
+// buildDirect compiles and links p's package main, names (mainFiles) of
+// files (the learner's file metered, the support file, the trusted
+// files), written under dir. It returns the module's path, or the
+// program's *BuildError.
+func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][]byte, names []string, dir, tmp string, lim BuildLimits, res *buildResult) (string, error) {
 	k := b.kitFor(p)
-	names := mainFiles(p, files)
 	if !slices.Contains(names, p.MainPath) {
 		return "", fmt.Errorf("sandbox: %s would not be compiled for wasip1", p.MainPath)
 	}
@@ -386,7 +386,7 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 			}
 		}
 	}
-	why, err := b.ensure(ctx, k, p, append(imports, trustedImports(p, files)...))
+	why, err := b.ensure(ctx, k, p, append(imports, trustedImports(p, files, names)...))
 	if err != nil {
 		return "", err
 	}
