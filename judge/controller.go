@@ -38,7 +38,7 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
-			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time})
+			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time, Sleep: s.sleep})
 		if err != nil {
 			return nil, err
 		}
@@ -86,9 +86,12 @@ func (s *sim) trapped(err error) {
 	case sandbox.TrapFuel:
 		if trap.Total {
 			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
-				plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends.")
+				plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
+		} else if s.starting {
+			s.failf(verdict.OracleTimeout, "Your controller's start — its package's variables and init functions, before any Reconcile — did more than "+
+				thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		} else {
-			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?).")
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		}
 	case sandbox.TrapTimeout:
 		s.notJudged()
@@ -103,6 +106,53 @@ func (s *sim) trapped(err error) {
 	default:
 		s.failf(verdict.OracleRuntime, "Your controller stopped: "+trap.Message)
 	}
+}
+
+// stepsWhere says where a call was when its steps ran out, from the
+// module's stack, innermost first: in the learner's own code, or in the
+// library called from it.
+func stepsWhere(stack []string) string {
+	var mine string
+	for _, f := range stack {
+		if strings.HasPrefix(f, "main.") && f != "main.main" {
+			mine = f
+			break
+		}
+	}
+	if len(stack) == 0 {
+		return ""
+	}
+	switch inner := stack[0]; {
+	case inner == mine:
+		return " It was in your " + funcName(mine) + " when they ran out."
+	case mine != "":
+		return " It was inside " + funcName(inner) + ", called from your " + funcName(mine) + ", when they ran out: library code counts as your own."
+	default:
+		return " It was inside " + funcName(inner) + " when they ran out."
+	}
+}
+
+// funcName writes a name from the module's name section much as Go
+// does: the linker wrote an underscore for every character but letters,
+// digits and dots, so a package path's slashes and a method's (*T) come
+// back from their usual places.
+func funcName(f string) string {
+	pkg, fn, ok := strings.Cut(f, ".")
+	if !ok {
+		return f
+	}
+	if strings.HasPrefix(fn, "__") {
+		if t, m, ok := strings.Cut(fn[2:], "_."); ok {
+			fn = "(*" + t + ")." + m
+		}
+	}
+	if pkg == "main" {
+		if strings.HasPrefix(fn, "init.") {
+			return "init"
+		}
+		return fn
+	}
+	return strings.ReplaceAll(pkg, "_", "/") + "." + fn
 }
 
 // learnerFrames keeps the stack frames in the learner's own code, naming

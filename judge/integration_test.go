@@ -93,8 +93,13 @@ func TestLearnerFiles(t *testing.T) {
 				cp.Suite = &suite
 				ex = &cp
 			}
-			// Samples only: each fixture fails on the first anyway.
-			v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: name, Mode: verdict.ModeRun})
+			// Samples only, as each fixture fails on the first anyway,
+			// unless it says "mode: submit".
+			mode := verdict.ModeRun
+			if bytes.Contains(want, []byte("\nmode: submit\n")) || bytes.HasPrefix(want, []byte("mode: submit\n")) {
+				mode = verdict.ModeSubmit
+			}
+			v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: name, Mode: mode})
 			first := v.FirstFailure()
 			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
 				key, val, _ := strings.Cut(line, ": ")
@@ -128,7 +133,11 @@ func TestLearnerFiles(t *testing.T) {
 					if !first.OutputTruncated || len(first.Output) > maxOutputBytes {
 						t.Errorf("output of %d bytes, truncated=%v", len(first.Output), first.OutputTruncated)
 					}
-				case "rules":
+				case "any-message":
+					if !slices.ContainsFunc(v.Tests, func(r verdict.TestResult) bool { return strings.Contains(r.Message, val) }) {
+						t.Errorf("no test's message has %q", val)
+					}
+				case "rules", "mode":
 				case "diagnostic":
 					found := false
 					for _, d := range v.Diagnostics {

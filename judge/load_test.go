@@ -70,7 +70,7 @@ func learnerFixture(t *testing.T, name string) []byte {
 	return nil
 }
 
-// slowButCorrect is 171's reference solution with a million cheap steps
+// slowButCorrect is 171's reference solution with 300,000 cheap steps
 // of busywork at the top of every Reconcile: slow, but inside the budget.
 func slowButCorrect(t *testing.T, ex *Exercise) []byte {
 	t.Helper()
@@ -81,7 +81,7 @@ func slowButCorrect(t *testing.T, ex *Exercise) []byte {
 		t.Fatal("no Reconcile in the solution")
 	}
 	i += len(head)
-	return []byte(sol[:i] + "\tburn := 0\n\tfor i := 0; i < 1_000_000; i++ {\n\t\tburn += i % 7\n\t}\n\t_ = burn\n" + sol[i:])
+	return []byte(sol[:i] + "\tburn := 0\n\tfor i := 0; i < 300_000; i++ {\n\t\tburn += i % 7\n\t}\n\t_ = burn\n" + sol[i:])
 }
 
 func TestVerdictsDoNotDependOnLoad(t *testing.T) {

@@ -55,16 +55,19 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
-	s := playTest(ctx, newCtl, ex, t, seed, fileName, nil)
+	s, steps := playTest(ctx, newCtl, ex, t, seed, fileName, nil)
 	// Seed-independent detection: a test that passed although a planned
 	// class never fired where it could runs again with the class pinned
 	// to an opportunity it had (see repin).
 	pins := newFaultPins()
 	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.seedFor(seed), round); round++ {
-		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins)
+		var more int64
+		s, more = playTest(ctx, newCtl, ex, t, seed, fileName, pins)
+		steps += more
 	}
 	res := s.result(ex, t, seed)
 	res.DurationMs = time.Since(start).Milliseconds()
+	res.Steps = steps
 	return res
 }
 
@@ -72,12 +75,15 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 // whose controller called a function pruned from its module
 // (sandbox/prune.go) is played again on the whole module: the same run,
 // since until that call the two modules do the same.
-func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins) *sim {
+// It says, too, how many steps the learner's controller took in all.
+func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins) (*sim, int64) {
 	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false)
+	steps := s.steps.Used()
 	if s.pruned {
 		s = playOnce(ctx, newCtl, ex, t, seed, fileName, pins, true)
+		steps += s.steps.Used()
 	}
-	return s
+	return s, steps
 }
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool) *sim {
@@ -98,24 +104,46 @@ func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 }
 
 // runTests runs tests concurrently, one instance each, and reports them
-// in order.
+// in order. The tests share the submission's budget of steps, spent in
+// their order: once the tests before one have used it up, that one and
+// those after it are not run.
 func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
 	results := make([]verdict.TestResult, len(tests))
 	done := make([]chan struct{}, len(tests))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	tctx, stop := context.WithCancel(ctx)
+	defer stop()
 	for i, t := range tests {
 		done[i] = make(chan struct{})
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			defer close(done[i])
-			results[i] = runTest(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
+			if tctx.Err() == nil {
+				results[i] = runTest(tctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
+			}
 		}()
 	}
 	shrunk, used := false, 0
+	var steps int64 // spent by the tests so far, in order
+	spentBy := 0    // how many tests spent the budget; 0: not spent
 	for i, t := range tests {
+		if spentBy == 0 && steps >= MaxStepsPerSubmission {
+			spentBy = i
+		}
+		if spentBy > 0 {
+			// Those still running are stopped; what they did is not kept,
+			// so the verdict does not depend on how far they got.
+			stop()
+			<-done[i]
+			results[i] = notRun(t, s.Seed, steps, spentBy)
+			used = keepWithin(&results[i], used, len(tests)-i-1)
+			progress(verdict.Event{Phase: verdict.PhaseTest, Index: i + 1, Total: len(tests), Name: t.Name, Test: &results[i]})
+			continue
+		}
 		progress(verdict.Event{Phase: verdict.PhaseRunning, Index: i + 1, Total: len(tests), Name: t.Name})
 		<-done[i]
+		steps += results[i].Steps
 		if r := &results[i]; r.Status != verdict.StatusPass && !shrunk {
 			// The first failure is the one a learner reads first: find the
 			// fewest planned faults that still make it fail the same way.
@@ -124,7 +152,9 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			// there are slots.
 			shrunk = true
 			sem <- struct{}{}
-			r.Shrunk = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+			var spent int64
+			r.Shrunk, spent = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+			steps += spent
 			<-sem
 		}
 		if r := &results[i]; r.Status != verdict.StatusPass && t.generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
@@ -140,9 +170,23 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 	return results
 }
 
-// maxShrinkTrials bounds the runs one shrink makes, so a failing
-// submission costs at most that many more tests.
-const maxShrinkTrials = 40
+// notRun is the result of a test the submission's budget left no room
+// for: the first n tests took steps of work in all.
+func notRun(t *Test, seed uint64, steps int64, n int) verdict.TestResult {
+	return verdict.TestResult{Name: t.Name, Status: verdict.StatusError, Sample: t.Sample, Oracle: verdict.OracleTimeout,
+		Seed: t.seedFor(seed),
+		Message: "Not run: a submission may do " + thousands(MaxStepsPerSubmission) + " steps of work, and the first " + plural(n, "test") +
+			" did " + thousands(steps) + ". Make each Reconcile do less, then submit again."}
+}
+
+// maxShrinkTrials bounds the runs one shrink makes, and maxShrinkSteps
+// their work, so a failing submission costs at most that much more: a
+// test that failed by running out of steps would otherwise be run out of
+// them forty times more.
+const (
+	maxShrinkTrials = 40
+	maxShrinkSteps  = MaxStepsPerTest
+)
 
 // shrink makes a failing test smaller while it still fails with the same
 // oracle, as delta debugging does, trying each candidate once in a fixed
@@ -150,15 +194,18 @@ const maxShrinkTrials = 40
 // counts, then (for any test) its planned faults. It stops after
 // maxShrinkTrials runs. It returns nil when a written test loses no
 // fault; a generated scenario always comes back with its YAML.
-func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) *verdict.Shrunk {
+//
+// It says, too, how many steps of the learner's the trials took: they
+// stop once they have taken maxShrinkSteps.
+func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) (_ *verdict.Shrunk, steps int64) {
 	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.generated {
-		return nil
+		return nil, 0
 	}
 	best := *t
 	best.Seed = t.seedFor(seed) // the trials keep the test's choices whatever their name
 	trials := 0
 	try := func(c Test) bool {
-		if trials >= maxShrinkTrials || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
+		if trials >= maxShrinkTrials || steps >= maxShrinkSteps || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
 			return false
 		}
 		// parse writes each step's objects: into steps of the trial's
@@ -169,6 +216,7 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		}
 		trials++
 		rr := runTest(ctx, newCtl, ex, &c, seed, fileName)
+		steps += rr.Steps
 		if rr.Oracle == verdict.OracleNotJudged {
 			// A trial the clock stopped says nothing; the verdict would
 			// depend on the load, so the submission is not judged.
@@ -203,21 +251,21 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		try(c)
 	}
 	if r.Oracle == verdict.OracleNotJudged || ctx.Err() != nil {
-		return nil
+		return nil, steps
 	}
 	if !t.generated {
 		if len(best.Faults) == len(t.Faults) {
-			return nil
+			return nil, steps
 		}
 		list := "none"
 		if len(best.Faults) > 0 {
 			list = joinNames(best.Faults, ",")
 		}
-		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}
+		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}, steps
 	}
 	best.Name = t.Name + ", seed " + strconv.FormatUint(seed, 10) + ", shrunk"
 	r.Scenario = best.YAML()
-	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}
+	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}, steps
 }
 
 // ScenarioCommand is the command that replays a scenario saved to a file.

@@ -619,7 +619,7 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 		if r.Status == verdict.StatusPass {
 			continue
 		}
-		sh := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
+		sh, _ := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
 		if sh == nil || joinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
 			t.Fatalf("seed %d: shrunk to %+v", seed, sh)
 		}

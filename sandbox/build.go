@@ -380,14 +380,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 	// The module lives one level down: the go command ignores a go.mod in
 	// the temporary directory's root, which TMPDIR below makes tmp.
 	dir := filepath.Join(tmp, "m")
-	src, support, err := meter(p.Main, p.MainName)
-	if err != nil {
-		return buildResult{}, err
-	}
-	files := map[string][]byte{p.MainPath: src}
-	if support != nil {
-		files[path.Join(path.Dir(p.MainPath), fuelFile)] = support
-	}
+	files := map[string][]byte{p.MainPath: p.Main}
 	for name, data := range p.Files {
 		files[name] = data
 	}

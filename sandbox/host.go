@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
@@ -99,40 +100,49 @@ func hostTake(ctx context.Context, m api.Module, stack []uint64) {
 	inst.pending = nil
 }
 
-// fuelError stops a call whose step budget is spent.
-type fuelError struct {
-	steps int64 // the budget that ran out
-	total bool  // the shared budget (Limits.Steps) rather than the call's
+// fuelTrap is the TrapFuel err is, or nil: the meter's division by zero
+// with nothing left.
+func (inst *Instance) fuelTrap(err error) *Trap {
+	if inst.fuel == nil || inst.flooded || inst.fuel.Get() != 0 || !strings.Contains(err.Error(), "integer divide by zero") {
+		return nil // a flood empties the meter to stop the call: not a fuel trap
+	}
+	t := &Trap{Kind: TrapFuel, Steps: inst.limits.CallSteps, Total: inst.shared, Stack: wasmFrames(err.Error(), inst.names)}
+	what := "a call"
+	if inst.shared {
+		what, t.Steps = "the calls in all", inst.limits.Steps.Max
+	}
+	t.Message = fmt.Sprintf("%s took more than %d steps of work", what, t.Steps)
+	return t
 }
 
-func (e *fuelError) Error() string { return "step budget spent" }
-
-// hostFuel implements ctrljudge.fuel() -> steps: the next grant of steps,
-// less the one being taken, or a trap when the budget is spent.
-func hostFuel(ctx context.Context, m api.Module, stack []uint64) {
-	inst := instanceOf(ctx)
-	grant := int64(fuelChunkSteps)
-	if max := inst.limits.CallSteps; max > 0 {
-		if left := max - inst.steps; left < grant {
-			grant = left
-		}
+// wasmFrames names the functions of wazero's stack trace in err, the
+// innermost first, each once in a row; indices without a name stay as
+// wazero wrote them.
+func wasmFrames(err string, names map[int]string) []string {
+	_, trace, ok := strings.Cut(err, "wasm stack trace:\n")
+	if !ok {
+		return nil
 	}
-	if b := inst.limits.Steps; b != nil {
-		if left := b.Max - b.used; left < grant {
-			if left <= 0 {
-				panic(&fuelError{steps: b.Max, total: true})
+	var frames []string
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, ".$") {
+			continue
+		}
+		name := line[1:]
+		if i := strings.IndexByte(name, '('); i > 0 {
+			name = name[:i]
+		}
+		if idx, err := strconv.Atoi(name[1:]); err == nil {
+			if n, ok := names[idx]; ok {
+				name = n
 			}
-			grant = left
+		}
+		if len(frames) == 0 || frames[len(frames)-1] != name {
+			frames = append(frames, name)
 		}
 	}
-	if grant <= 0 {
-		panic(&fuelError{steps: inst.limits.CallSteps})
-	}
-	inst.steps += grant
-	if b := inst.limits.Steps; b != nil {
-		b.used += grant
-	}
-	stack[0] = api.EncodeU32(uint32(grant - 1))
+	return frames
 }
 
 // TrapKind says why a module stopped.
@@ -173,14 +183,8 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	if errors.As(err, &he) {
 		return &Trap{Kind: TrapHost, Message: he.err.Error(), Err: he.err}
 	}
-	var fe *fuelError
-	if errors.As(err, &fe) {
-		what := "a call"
-		if fe.total {
-			what = "the calls in all"
-		}
-		return &Trap{Kind: TrapFuel, Steps: fe.steps, Total: fe.total,
-			Message: fmt.Sprintf("%s took more than %d steps of work", what, fe.steps)}
+	if t := inst.fuelTrap(err); t != nil {
+		return t
 	}
 	var pr *prunedError
 	if errors.As(err, &pr) {

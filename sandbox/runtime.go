@@ -61,12 +61,15 @@ type Config struct {
 	// (CalledFunctions), which is how a Keep list is made. It slows every
 	// call.
 	RecordCalls bool
+	// noMeter leaves modules unmetered: for measuring the meter's cost.
+	noMeter bool
 }
 
 // Runtime compiles and instantiates modules. It is safe for concurrent use.
 type Runtime struct {
 	rt          wazero.Runtime
 	noSnapshots bool
+	noMeter     bool
 	keep        *keepList // nil: compile every function
 	recorder    *callRecorder
 	restored    atomic.Int64 // instances started from a snapshot
@@ -122,14 +125,12 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostTake),
 		[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32},
 		[]api.ValueType{api.ValueTypeI32}).Export("take").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostFuel),
-		nil, []api.ValueType{api.ValueTypeI32}).Export("fuel").
 		Instantiate(ctx)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
-	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, cache: cache, mods: map[[32]byte]*compileResult{}}
+	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, noMeter: cfg.noMeter, cache: cache, mods: map[[32]byte]*compileResult{}}
 	if cfg.Keep != nil {
 		r.keep = newKeepList(cfg.Keep)
 	}
@@ -183,12 +184,15 @@ type Module struct {
 	// emptySlots: the stubs are left out of the table (tableEdit), so a
 	// call through one of their slots traps rather than reach the stub.
 	emptySlots bool
+	// names are the functions' names by index, to say where a call that
+	// ran out of steps was (nil: the module has no name section).
+	names map[int]string
 }
 
 // wholeModule is a pruned module's code in full, compiled when first
 // needed.
 type wholeModule struct {
-	wasm  []byte // as built
+	wasm  []byte // metered
 	edits []*sectionEdit
 	names moduleNames
 	once  sync.Once
@@ -197,9 +201,8 @@ type wholeModule struct {
 }
 
 // Compile compiles wasm, or returns the module compiled earlier from the
-// same bytes. Concurrent calls for the same bytes compile once. A pruned
-// module keeps wasm, to compile in full if asked: the caller must not
-// change it.
+// same bytes. Concurrent calls for the same bytes compile once. Every
+// module is metered (meter.go).
 func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, error) {
 	h := sha256.Sum256(wasm)
 	r.mu.Lock()
@@ -227,6 +230,12 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// Its name section serves pruning and recording; wazero gets none.
 	// Each pass says what its section becomes; the module is written
 	// once (rewrite.go).
+	if !r.noMeter {
+		var err error
+		if wasm, err = meterModule(wasm); err != nil {
+			return r.failed(h, c, err)
+		}
+	}
 	var edits []*sectionEdit
 	var snaps *snapshots
 	if start := memoryAtStart(wasm); start != nil {
@@ -267,18 +276,25 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 		if cm != nil {
 			cm.Close(context.Background())
 		}
-		r.mu.Lock()
-		if r.mods[h] == c {
-			delete(r.mods, h)
-			r.order = slices.DeleteFunc(r.order, func(x [32]byte) bool { return x == h })
-		}
-		r.mu.Unlock()
-		c.err = err
-	} else {
-		c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps, whole: whole, Pruned: pruned, emptySlots: emptySlots}
+		return r.failed(h, c, err)
 	}
+	c.mod = &Module{cm: cm, Hash: h, entry: c, snaps: snaps, whole: whole, Pruned: pruned, emptySlots: emptySlots, names: names.byIndex}
 	close(c.done)
-	return c.mod, false, c.err
+	return c.mod, false, nil
+}
+
+// failed ends the compile c of the module hashed h with err, and forgets
+// it, so that a later call may try again.
+func (r *Runtime) failed(h [32]byte, c *compileResult, err error) (*Module, bool, error) {
+	r.mu.Lock()
+	if r.mods[h] == c {
+		delete(r.mods, h)
+		r.order = slices.DeleteFunc(r.order, func(x [32]byte) bool { return x == h })
+	}
+	r.mu.Unlock()
+	c.err = err
+	close(c.done)
+	return nil, false, err
 }
 
 // Whole returns m compiled in full: m itself unless m was pruned. The
@@ -297,7 +313,7 @@ func (r *Runtime) Whole(ctx context.Context, m *Module) (*Module, error) {
 			w.err = err
 			return
 		}
-		w.mod = &Module{cm: cm, Hash: m.Hash}
+		w.mod = &Module{cm: cm, Hash: m.Hash, names: m.names}
 		if m.snaps != nil {
 			w.mod.snaps = &snapshots{globals: m.snaps.globals, start: m.snaps.start}
 		}
@@ -383,10 +399,10 @@ type Host interface {
 // Limits bound one instance.
 type Limits struct {
 	// CallSteps bounds the work of each call into the module, start-up
-	// included, in steps of the untrusted file (function entries, loop
-	// iterations, gotos; see fuel.go); 0 means no limit. Past it the call
-	// stops with TrapFuel: the same code stops at the same step on any
-	// machine.
+	// included, in steps of the whole module (function entries and loop
+	// headers, the runtime's and the library's too; see meter.go); 0
+	// means no limit but the meter's own, maxGrant. Past it the call stops
+	// with TrapFuel: the same code stops at the same step on any machine.
 	CallSteps int64
 	// Steps, if set, is a budget shared by every call of every instance
 	// given it (a whole test, say), spent as steps are taken.
@@ -409,6 +425,14 @@ type Limits struct {
 	// start alike (snapshot.go), so the Go runtime's start is copied from
 	// the first of them rather than run again.
 	Clock func() time.Time
+	// Sleep, if set, is how the module's time passes when it waits (a
+	// time.Sleep, a timer, a select with a timeout: the Go runtime, with
+	// nothing to run, asks WASI to sleep until its next timer): the caller
+	// moves Clock on by d, at once. Without it, the wait returns at once
+	// and the clock moves only as it otherwise would: code that waits for
+	// a clock that does not move spins until its step budget is spent.
+	// Either way, no call ever waits in real time.
+	Sleep func(d time.Duration)
 }
 
 // Instance is one live copy of a module. It is not safe for concurrent use.
@@ -419,7 +443,11 @@ type Instance struct {
 	pending []byte
 	stderr  tailBuffer
 	closed  bool
-	steps   int64              // granted to the call under way
+	steps   int64              // taken by the call under way
+	fuel    api.MutableGlobal  // the meter's count of steps left
+	granted int64              // what the call under way was given
+	shared  bool               // the grant was cut to Limits.Steps
+	names   map[int]string     // the module's functions, by index
 	written int64              // bytes of output so far
 	flooded bool               // MaxOutputBytes was passed
 	cancel  context.CancelFunc // of the call under way
@@ -451,7 +479,8 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		WithStdout(&initWatch{inst, false}).
 		WithStderr(&initWatch{inst, true}).
 		WithStdin(bytes.NewReader(nil)).
-		WithRandSource(random)
+		WithRandSource(random).
+		WithNanosleep(inst.sleep)
 	// No WithFS, WithEnv, WithArgs, WithSysWalltime or WithSysNanotime:
 	// no files, no environment, no host clock.
 	var snap *snapshot
@@ -486,11 +515,9 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 			// instance, and one snapshot serves them all.
 			WithNanotime(func() int64 { return monotonicBase + read() - start }, sys.ClockResolution(time.Millisecond))
 	}
-	if snap == nil {
-		cfg = cfg.WithStartFunctions("_initialize")
-	} else {
-		cfg = cfg.WithStartFunctions()
-	}
+	// `_initialize` is called once the meter's count is set, not as a
+	// start function.
+	cfg = cfg.WithStartFunctions()
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
 	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(memoryLimitPages<<16))
@@ -499,6 +526,13 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		return nil, inst.classify(ctx, err)
 	}
 	inst.mod = mod
+	inst.names = m.names
+	if fuel, ok := mod.ExportedGlobal(fuelExport).(api.MutableGlobal); ok {
+		inst.fuel = fuel
+	} else if !r.noMeter {
+		inst.Close(context.Background())
+		return nil, errors.New("sandbox: the module is not metered")
+	}
 	if snap != nil {
 		random.skip(snap.random)
 		if !snap.restore(m.snaps, inst, mod) {
@@ -508,9 +542,18 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		r.restored.Add(1)
 		return inst, nil
 	}
-	if err := inst.returnFuel(ctx); err != nil {
-		inst.Close(context.Background())
-		return nil, err
+	if init := mod.ExportedFunction("_initialize"); init != nil {
+		inst.grant()
+		_, err := init.Call(ctx)
+		inst.settle()
+		if err == nil && inst.flooded {
+			err = errFlooded // it ended before its next step
+		}
+		if err != nil {
+			err = inst.classify(ctx, err)
+			inst.Close(context.Background())
+			return nil, err
+		}
 	}
 	if rec := inst.rec; rec != nil {
 		inst.rec = nil
@@ -542,27 +585,48 @@ func (w *initWatch) Write(p []byte) (int, error) {
 	return w.inst.stream(w.stderr).Write(p)
 }
 
-// returnFuel takes back the steps a finished call was granted but did not
-// take: the next call starts with none, and every budget counts exactly
-// the steps taken.
-func (inst *Instance) returnFuel(ctx context.Context) error {
-	fn := inst.mod.ExportedFunction(fuelReturn)
-	if fn == nil {
-		return nil // not a metered module
+// sleep is the module's WASI sleep: virtual time, never real.
+func (inst *Instance) sleep(ns int64) {
+	if ns <= 0 {
+		return
 	}
-	res, err := fn.Call(ctx)
-	if err != nil {
-		return inst.classify(ctx, err)
+	if inst.rec != nil {
+		inst.rec.unfit = true // a start that waited is not copied
 	}
-	left := int64(int32(res[0]))
-	if left <= 0 {
-		return nil
+	if inst.limits.Sleep != nil {
+		inst.limits.Sleep(time.Duration(ns))
 	}
-	inst.steps -= left
+}
+
+// grant gives the meter the steps the next call may take: what is left
+// of the call's budget and of the shared one.
+func (inst *Instance) grant() {
+	if inst.fuel == nil {
+		return
+	}
+	g, shared := int64(maxGrant), false
+	if max := inst.limits.CallSteps; max > 0 {
+		g = min(g, max-inst.steps)
+	}
+	if b := inst.limits.Steps; b != nil && b.Max-b.used < g {
+		g, shared = b.Max-b.used, true
+	}
+	g = max(g, 0)
+	inst.granted, inst.shared = g, shared
+	inst.fuel.Set(uint64(uint32(g)))
+}
+
+// settle counts the steps the call took against its budgets.
+func (inst *Instance) settle() {
+	if inst.fuel == nil {
+		return
+	}
+	used := inst.granted - int64(uint32(inst.fuel.Get()))
+	inst.granted = 0
+	inst.steps += used
 	if b := inst.limits.Steps; b != nil {
-		b.used -= left
+		b.used += used
 	}
-	return nil
 }
 
 func (inst *Instance) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -576,6 +640,25 @@ func (inst *Instance) callContext(ctx context.Context) (context.Context, context
 	return ctx, inst.cancel
 }
 
+// errFlooded is a call that wrote past its output limit and returned
+// before the meter could stop it.
+var errFlooded = errors.New("sandbox: the output limit was passed")
+
+// stop ends the call under way at its next step, the same step on every
+// run: the meter is left nothing (what was left no longer counts as
+// granted), so its next step traps. An unmetered module's call is
+// cancelled instead, which stops it when wazero next looks.
+func (inst *Instance) stop() {
+	if inst.fuel == nil {
+		if inst.cancel != nil {
+			inst.cancel()
+		}
+		return
+	}
+	inst.granted -= int64(uint32(inst.fuel.Get()))
+	inst.fuel.Set(0)
+}
+
 // outputMeter counts a module's output and stops the module, by cancelling
 // its call, once it passes the limit.
 type outputMeter struct {
@@ -587,9 +670,9 @@ func (m *outputMeter) Write(p []byte) (int, error) {
 	inst := m.inst
 	inst.written += int64(len(p))
 	if max := inst.limits.MaxOutputBytes; max > 0 && inst.written > max {
-		if !inst.flooded && inst.cancel != nil {
+		if !inst.flooded {
 			inst.flooded = true
-			inst.cancel()
+			inst.stop()
 		}
 		return len(p), nil
 	}
@@ -613,13 +696,14 @@ func (inst *Instance) Call(ctx context.Context, name string) ([]uint64, error) {
 	}
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
+	inst.grant()
 	res, err := fn.Call(ctx)
-	if err != nil {
-		err = inst.classify(ctx, err)
-	} else {
-		err = inst.returnFuel(ctx)
+	inst.settle()
+	if err == nil && inst.flooded {
+		err = errFlooded // it ended before its next step
 	}
 	if err != nil {
+		err = inst.classify(ctx, err)
 		inst.Close(context.Background())
 		return nil, err
 	}
@@ -644,8 +728,8 @@ type StepBudget struct {
 	used int64
 }
 
-// Used is how many steps have been taken against the budget. (While a
-// call runs it may run ahead by the rest of the call's grant.)
+// Used is how many steps have been taken against the budget, up to the
+// last call that ended.
 func (b *StepBudget) Used() int64 { return b.used }
 
 // monotonicBase is where an instance's monotonic clock starts.

@@ -41,6 +41,8 @@ func vetSource(p Program) error {
 		switch {
 		case ip == "C":
 			at(imp.Path.Pos(), `import "C" (cgo) is not allowed`)
+		case ip == "unsafe":
+			at(imp.Path.Pos(), `import "unsafe" is not allowed: a controller has no need to reach past Go's memory safety`)
 		case isStd(ip):
 		case contains(p.Allowed, ip):
 		default:

@@ -103,6 +103,9 @@ type TestResult struct {
 	Reconciles int    `json:"reconciles"`
 	Writes     int    `json:"writes"`
 	DurationMs int64  `json:"-"`
+	// Steps is the learner's work in all the test's runs (sandbox steps),
+	// for the submission's budget; not kept with the verdict.
+	Steps int64 `json:"-"`
 }
 
 // MaxTraceLines is how many of a run's last steps a test result's trace
