@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -199,6 +200,9 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	if errors.As(err, &pe) {
 		return &Trap{Kind: TrapProtocol, Message: pe.msg}
 	}
+	if inst.oom.seen {
+		return outOfMemory()
+	}
 	if inst.flooded {
 		return &Trap{Kind: TrapOutput, Message: fmt.Sprintf("the program wrote more than %d KiB of output", inst.limits.MaxOutputBytes>>10)}
 	}
@@ -229,8 +233,8 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 func (inst *Instance) stderrTrap() *Trap {
 	s := inst.stderr.String()
 	switch {
-	case strings.Contains(s, "fatal error: out of memory"), strings.Contains(s, "runtime: out of memory"):
-		return &Trap{Kind: TrapOutOfMemory, Message: fmt.Sprintf("the program used more than %d MiB", memoryLimitPages*64>>10)}
+	case inst.oom.seen:
+		return outOfMemory()
 	case strings.Contains(s, "panic: "):
 		i := strings.LastIndex(s, "panic: ")
 		rest := s[i+len("panic: "):]
@@ -243,6 +247,61 @@ func (inst *Instance) stderrTrap() *Trap {
 		return &Trap{Kind: TrapPanic, Message: "fatal error: " + msg, Stack: goFrames(trace)}
 	}
 	return nil
+}
+
+func outOfMemory() *Trap {
+	return &Trap{Kind: TrapOutOfMemory, Message: fmt.Sprintf("the program used more than %d MiB", memoryLimitPages*64>>10)}
+}
+
+// oomWatch reads stderr, line by line, for the Go runtime's report that
+// the program ran out of memory. The report goes on with a traceback of
+// every goroutine, so a program that started thousands of them passes
+// the output limit, and pushes the report out of the stderr tail, before
+// the runtime exits: the report must be caught as it is written. Only a
+// report written before the output limit was passed counts: a flood that
+// came first is what stopped the program.
+type oomWatch struct {
+	inst *Instance
+	line []byte // the line so far, while it could still be the report
+	long bool   // the line is longer than the report
+	seen bool
+}
+
+// oomReportBytes is more than any line of the report is long (the
+// failed allocation's, with its two numbers, is under 100 bytes).
+const oomReportBytes = 256
+
+func (w *oomWatch) Write(p []byte) (int, error) {
+	n := len(p)
+	for !w.seen && len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i]
+		}
+		if w.long || len(w.line)+len(part) > oomReportBytes {
+			w.long = true
+		} else {
+			w.line = append(w.line, part...)
+		}
+		if i < 0 {
+			break
+		}
+		if !w.long && oomReport(string(w.line)) && !w.inst.flooded {
+			w.seen = true
+		}
+		w.line, w.long = w.line[:0], false
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// oomReport says whether a line of stderr is how the Go runtime says it
+// ran out of memory: "fatal error: out of memory", or before it the
+// allocation that failed, "runtime: out of memory: cannot allocate …".
+func oomReport(line string) bool {
+	line = strings.TrimPrefix(line, "fatal error: ")
+	return line == "out of memory" || strings.HasPrefix(line, "runtime: out of memory")
 }
 
 // goFrames extracts "function\n\tfile:line" pairs from a Go traceback as

@@ -450,6 +450,7 @@ type Instance struct {
 	names   map[int]string     // the module's functions, by index
 	written int64              // bytes of output so far
 	flooded bool               // MaxOutputBytes was passed
+	oom     oomWatch           // reads stderr for the runtime's out-of-memory report
 	cancel  context.CancelFunc // of the call under way
 	rec     *initRecord        // watches `_initialize` for a snapshot
 	stdout  io.Writer
@@ -473,7 +474,10 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 	}
 	counted := &outputMeter{inst: inst, w: out}
 	inst.stdout = counted
-	inst.stderrW = io.MultiWriter(counted, &inst.stderr)
+	inst.oom.inst = inst
+	// The watch reads each write before the meter counts it: a report
+	// that itself passes the output limit still says what happened first.
+	inst.stderrW = io.MultiWriter(&inst.oom, counted, &inst.stderr)
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous, so any number may live at once
 		WithStdout(&initWatch{inst, false}).

@@ -18,6 +18,7 @@ import (
 	"go.abhg.dev/goldmark/frontmatter"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 //go:embed templates/*.html
@@ -145,6 +146,8 @@ func parsePages(funcs template.FuncMap) (pages, error) {
 func templateFuncs(assetURL func(string) string) template.FuncMap {
 	return template.FuncMap{
 		"asset": assetURL,
+		// inert shows text the learner's code chose (verdict.Inert).
+		"inert": verdict.Inert,
 		"list":  func(xs ...string) []string { return xs },
 		"when": func(t time.Time) string {
 			if t.IsZero() {

@@ -73,13 +73,19 @@ func (s *Server) newResults(ex *judge.Exercise, v *verdict.Verdict, ms int64) re
 // rendered, plus what the page's script needs to act on it.
 func (s *Server) doneEvent(v *verdict.Verdict, ms int64) map[string]any {
 	ex, _ := s.cat.Find(v.Exercise)
+	// The script shows the diagnostics beside the code as they are.
+	var diags []verdict.Diagnostic
+	for _, d := range v.Diagnostics {
+		d.Message = verdict.Inert(d.Message)
+		diags = append(diags, d)
+	}
 	return map[string]any{
 		"outcome":     v.Outcome,
 		"title":       v.Outcome.Title(),
 		"passed":      v.Passed,
 		"total":       len(v.Tests),
 		"mode":        v.Mode,
-		"diagnostics": v.Diagnostics,
+		"diagnostics": diags,
 		"solved":      v.Mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted,
 		"html":        s.renderPart("results", s.newResults(ex, v, ms)),
 	}

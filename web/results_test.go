@@ -1,9 +1,15 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
+	"ctrljudge/judge"
 	"ctrljudge/judge/verdict"
 )
 
@@ -48,5 +54,57 @@ func TestShortenedResultSaysSo(t *testing.T) {
 	html := env.srv.renderPart("card", newCard(3, tr))
 	if !strings.Contains(html, "Left out to keep the result small: its trace, timeline and output") {
 		t.Errorf("card does not say what was left out: %s", html)
+	}
+}
+
+// A real file whose panic, output and written Pod are full of terminal
+// escapes and bidi overrides (judge/testdata/learner/escapes.txtar): the
+// page shows every one of them escaped, none raw.
+func TestLearnerTextIsInertOnThePage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles to WebAssembly; skipped with -short")
+	}
+	env := newEnv(t, Config{}, nil)
+	ar, err := txtar.ParseFile("../judge/testdata/learner/escapes.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []byte
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".go") {
+			code = f.Data
+		}
+	}
+	eng, err := judge.NewEngine(judge.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ex, _ := env.cat.Find("171")
+	v := eng.Judge(context.Background(), judge.Submission{Exercise: ex, Code: code, FileName: "evil.go", Mode: verdict.ModeRun})
+	if v.Outcome != verdict.OutcomeRuntimeError || !strings.Contains(v.Tests[0].Output, "\x1b[2J") {
+		t.Fatalf("outcome %s, output %q: not the verdict this test is about", v.Outcome, v.Tests[0].Output)
+	}
+	done, err := json.Marshal(env.srv.doneEvent(v, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev struct{ HTML string }
+	json.Unmarshal(done, &ev)
+	live := env.srv.renderPart("card", newCard(1, &v.Tests[0]))
+	const evil = `\x1b[2J\x1b[H\x1b[32m0 failed\x1b[0m\x1b]0;pwned\x07\x1b]52;c;ZWNobyBoaQ==\x07\x0d\u0085\u009b31m\x7f\u202eevil\u2066x\u2069`
+	for what, html := range map[string]string{"result": ev.HTML, "live card": live} {
+		if inert := verdict.Inert(html); inert != html {
+			i := 0
+			for i < len(html) && html[i] == inert[i] {
+				i++
+			}
+			t.Errorf("%s: a raw control character at byte %d: %s", what, i, inert[max(0, i-60):i+20])
+		}
+		for _, want := range []string{"panicked: boom:" + evil, "stdout:" + evil, "log:" + evil, "create Pod evil-0 (web:v1" + evil} {
+			if !strings.Contains(html, want) {
+				t.Errorf("%s lacks %q", what, want)
+			}
+		}
 	}
 }

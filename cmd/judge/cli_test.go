@@ -2,15 +2,20 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/tools/txtar"
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/verdict"
 )
 
 // These tests run the judge command as a learner would: a built binary,
@@ -397,5 +402,64 @@ func TestGeneratedScenariosReplay(t *testing.T) {
 	os.WriteFile(sf, []byte("  - name: x\n    steps: [{fail: Pod/first, delete: Pod/last}]\n"), 0o644)
 	if out, rc = judgeCmd(t, dir, "test", "171", file, "--scenario", sf); rc == 0 || !strings.Contains(out, "exactly one of") {
 		t.Fatalf("a broken scenario: exit %d\n%s", rc, out)
+	}
+}
+
+// learnerFixture is the learner's file of judge/testdata/learner/NAME.txtar.
+func learnerFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	ar, err := txtar.ParseFile("../../judge/testdata/learner/" + name + ".txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".go") {
+			return f.Data
+		}
+	}
+	t.Fatalf("%s.txtar holds no Go file", name)
+	return nil
+}
+
+// rawControl describes the first character in s that a terminal would
+// act on or that could disguise text, or says "".
+func rawControl(s string) string {
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
+			r < 0x20 && r != '\n' && r != '\t', r >= 0x7f && r <= 0x9f,
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return fmt.Sprintf("%U at byte %d: %q", r, i, s[max(0, i-40):min(len(s), i+40)])
+		}
+	}
+	return ""
+}
+
+// A file whose panic, output and written objects are full of terminal
+// escapes cannot act on the terminal of whoever judges it: judge test
+// shows them escaped.
+func TestLearnerTextIsInert(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "evil.go")
+	os.WriteFile(file, learnerFixture(t, "escapes"), 0o644)
+	out, code := judgeCmd(t, dir, "test", "171", file, "--run")
+	if code != 1 || !strings.Contains(out, "Runtime error") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if bad := rawControl(out); bad != "" {
+		t.Errorf("judge test printed %s", bad)
+	}
+	const evil = `\x1b[2J\x1b[H\x1b[32m0 failed\x1b[0m\x1b]0;pwned\x07\x1b]52;c;ZWNobyBoaQ==\x07\x0d\u0085\u009b31m\x7f\u202eevil\u2066x\u2069`
+	for _, want := range []string{
+		"Runtime: Your controller panicked: boom:" + evil + "\n",
+		"  | stdout:" + evil + "\n", "  | stderr:" + evil + "\n", "  | log:" + evil + "\n",
+		"controller create Pod evil-0 (web:v1" + evil,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output, escaped:\n%s", verdict.Inert(out))
 	}
 }

@@ -174,7 +174,9 @@ func findWorkspaceFile(ex *judge.Exercise) (string, error) {
 // printTest prints one test's result; replay turns the verdict's replay
 // commands into the ones to type here.
 func printTest(w io.Writer, t *verdict.TestResult, replay func(string) string) {
-	mark, name := green("✓"), t.Name
+	// Everything from the verdict passes through verdict.Inert: the
+	// learner's code chose much of it, and a terminal obeys escapes.
+	mark, name := green("✓"), verdict.Inert(t.Name)
 	if t.Status != verdict.StatusPass {
 		mark = red("✗")
 	}
@@ -192,25 +194,25 @@ func printTest(w io.Writer, t *verdict.TestResult, replay func(string) string) {
 		return
 	}
 	in := "    "
-	fmt.Fprintf(w, "%s%s %s\n", in, yellow(t.Oracle.Title()+":"), indentRest(t.Message, in))
+	fmt.Fprintf(w, "%s%s %s\n", in, yellow(t.Oracle.Title()+":"), indentRest(verdict.Inert(t.Message), in))
 	if t.Hint != "" {
-		fmt.Fprintf(w, "%s%s %s\n", in, dim("hint:"), t.Hint)
+		fmt.Fprintf(w, "%s%s %s\n", in, dim("hint:"), verdict.Inert(t.Hint))
 	}
 	if len(t.Faults) > 0 {
 		fmt.Fprintf(w, "%sfaults injected in this run:\n", in)
 		for _, f := range t.Faults {
-			fmt.Fprintf(w, "%s  - %s\n", in, f)
+			fmt.Fprintf(w, "%s  - %s\n", in, verdict.Inert(f))
 		}
 		for _, c := range t.FaultClasses {
 			fmt.Fprintf(w, "%s  %s %s\n", in, dim("why:"), c.Explain())
 		}
 	}
-	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, replay(t.Replay))
+	fmt.Fprintf(w, "%sseed %d · replay: %s\n", in, t.Seed, verdict.Inert(replay(t.Replay)))
 	if sh := t.Shrunk; sh != nil {
 		if len(sh.Faults) == 0 {
-			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), replay(sh.Replay))
+			fmt.Fprintf(w, "%s%s it fails the same way with no faults at all: %s\n", in, yellow("smallest case:"), verdict.Inert(replay(sh.Replay)))
 		} else {
-			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), replay(sh.Replay))
+			fmt.Fprintf(w, "%s%s it fails the same way with only %s: %s\n", in, yellow("smallest case:"), names(sh.Faults), verdict.Inert(replay(sh.Replay)))
 		}
 	}
 	if t.Scenario != "" {
@@ -220,26 +222,26 @@ func printTest(w io.Writer, t *verdict.TestResult, replay func(string) string) {
 		}
 		fmt.Fprintf(w, "%s%s %s; save it to %s to replay it, or paste it under tests: in tests.yaml:\n", in, yellow("scenario:"), what, "scenario.yaml")
 		for _, l := range strings.Split(strings.TrimRight(t.Scenario, "\n"), "\n") {
-			fmt.Fprintf(w, "%s  %s\n", in, l)
+			fmt.Fprintf(w, "%s  %s\n", in, verdict.Inert(l))
 		}
 	}
 	if len(t.Trace) > 0 {
 		fmt.Fprintf(w, "%strace (last %d steps):\n", in, len(t.Trace))
 		for _, l := range t.Trace {
-			fmt.Fprintf(w, "%s  %8s  %-10s %s\n", in, fmtMs(l.T), l.Actor, l.Event)
+			fmt.Fprintf(w, "%s  %8s  %-10s %s\n", in, fmtMs(l.T), verdict.Inert(l.Actor), indentRest(verdict.Inert(l.Event), in+strings.Repeat(" ", 23)))
 		}
 	}
 	if t.Output != "" {
 		fmt.Fprintf(w, "%syour controller's output:\n", in)
 		for _, l := range strings.Split(strings.TrimRight(t.Output, "\n"), "\n") {
-			fmt.Fprintf(w, "%s  | %s\n", in, l)
+			fmt.Fprintf(w, "%s  | %s\n", in, verdict.Inert(l))
 		}
 		if t.OutputTruncated {
 			fmt.Fprintf(w, "%s  | %s\n", in, dim("… output truncated"))
 		}
 	}
 	if t.Cut != "" {
-		fmt.Fprintf(w, "%s%s\n", in, dim(t.Cut))
+		fmt.Fprintf(w, "%s%s\n", in, dim(verdict.Inert(t.Cut)))
 	}
 }
 
@@ -252,16 +254,16 @@ func fmtMs(ms int64) string {
 func printSummary(w io.Writer, v *verdict.Verdict) {
 	switch v.Outcome {
 	case verdict.OutcomeCompileError:
-		fmt.Fprintln(w, red(v.Outcome.Title()+":"), v.Message)
+		fmt.Fprintln(w, red(v.Outcome.Title()+":"), verdict.Inert(v.Message))
 		for _, d := range v.Diagnostics {
 			loc := d.File + ":" + strconv.Itoa(d.Line)
 			if d.Column > 0 {
 				loc += ":" + strconv.Itoa(d.Column)
 			}
-			fmt.Fprintf(w, "  %s: %s\n", loc, d.Message)
+			fmt.Fprintf(w, "  %s: %s\n", verdict.Inert(loc), verdict.Inert(d.Message))
 		}
 	case verdict.OutcomeInternalError, verdict.OutcomeNotJudged:
-		fmt.Fprintln(w, red(v.Outcome.Title()+":"), v.Message, dim("("+v.Outcome.Explain()+")"))
+		fmt.Fprintln(w, red(v.Outcome.Title()+":"), verdict.Inert(v.Message), dim("("+v.Outcome.Explain()+")"))
 	}
 	title := green(v.Outcome.Title())
 	if v.Outcome != verdict.OutcomeAccepted {
@@ -270,7 +272,7 @@ func printSummary(w io.Writer, v *verdict.Verdict) {
 	fmt.Fprintf(w, "%s %s\n", title, dim(fmt.Sprintf("(build %d ms, compile %d ms, run %d ms)", v.Timings.BuildMs, v.Timings.CompileMs, v.Timings.RunMs)))
 	fmt.Fprintf(w, "%d passed, %d failed\n", v.Passed, v.Failed)
 	if v.Truncated {
-		fmt.Fprintln(w, dim(v.Cut))
+		fmt.Fprintln(w, dim(verdict.Inert(v.Cut)))
 	}
 }
 

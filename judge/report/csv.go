@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"ctrljudge/judge/verdict"
 )
 
 // CSVCell makes a cell safe to open in a spreadsheet: a leading = + - @
@@ -58,7 +60,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	for _, row := range rows {
 		for i := range row {
-			row[i] = CSVCell(row[i])
+			// Learners choose their names, and a CSV file is read in
+			// terminals as well as spreadsheets.
+			row[i] = CSVCell(verdict.Inert(row[i]))
 		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write csv: %w", err)

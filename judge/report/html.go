@@ -39,6 +39,9 @@ var Funcs = template.FuncMap{
 	"countBars":   CountBars,
 	"outcomeBars": OutcomeBars,
 	"add":         func(a, b int) int { return a + b },
+	// inert shows what a learner chose, names and code, with its control
+	// characters and bidi overrides escaped (verdict.Inert).
+	"inert": verdict.Inert,
 }
 
 // CountBars turns counts into bars of the share of learners.
