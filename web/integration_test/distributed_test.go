@@ -286,7 +286,7 @@ func TestDistributedJudging(t *testing.T) {
 	referenceVerdicts(t, entries)
 
 	srvAddr := freePort(t)
-	srv := startProc(t, srvAddr, "serve", "--addr", srvAddr, "--data", t.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
+	srv := startProc(t, srvAddr, "serve", "--addr", srvAddr, "--metrics-addr", "", "--data", t.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
 	a := startWorker(t, dbURL, 1)
 	b := startWorker(t, dbURL, 1)
 	db, err := records.Open(dbURL)
@@ -511,7 +511,7 @@ func TestDistributedStartTogether(t *testing.T) {
 		}
 		cmds := make([]*exec.Cmd, workers+1)
 		logs := make([]*syncBuffer, workers+1)
-		cmds[0] = exec.Command(bin, "serve", "--addr", addrs[0], "--data", srvData, "--db", dbURL, "-judge=false")
+		cmds[0] = exec.Command(bin, "serve", "--addr", addrs[0], "--metrics-addr", "", "--data", srvData, "--db", dbURL, "-judge=false")
 		for i := 1; i <= workers; i++ {
 			cmds[i] = exec.Command(bin, "worker", "--db", dbURL, "--data", data[i-1], "--workers", "1",
 				"--metrics-addr", addrs[i], "--job-timeout", jobTimeout, "--rescue-after", rescueAfter)
