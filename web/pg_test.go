@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -102,7 +104,10 @@ func TestWorkerElsewhere(t *testing.T) {
 		if res, err := env.srv.remote.client.Insert(ctx, judgeArgs{SubmissionID: sr.ID}, nil); err != nil || !res.UniqueSkippedAsDuplicate {
 			t.Errorf("a second job for submission %d: %+v, %v", sr.ID, res, err)
 		}
-		m := c.get("/metrics").body
+		// The server's metrics, read where `judge serve --metrics-addr` serves them.
+		rec := httptest.NewRecorder()
+		env.srv.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		m := rec.Body.String()
 		for _, w := range []string{"ctrljudge_queue_depth 0", "ctrljudge_workers_alive 1"} {
 			if !strings.Contains(m, w) {
 				t.Errorf("metrics lack %q: %.300s", w, m)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -104,14 +105,19 @@ func (s *Server) handleError(err error, c echo.Context) {
 }
 
 func (s *Server) handleHealth(c echo.Context) error {
-	ctx := c.Request().Context()
+	code, body := s.health(c.Request().Context())
+	return c.JSON(code, body)
+}
+
+// health is what /healthz answers, on the public and the metrics address.
+func (s *Server) health(ctx context.Context) (int, map[string]any) {
 	depth, err := s.queueDepth(ctx)
 	if err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the judging queue does not answer"})
+		return http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the judging queue does not answer"}
 	}
 	alive, err := s.workersAlive(ctx)
 	if err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the records do not answer"})
+		return http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the records do not answer"}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "queued": depth, "workers": alive})
+	return http.StatusOK, map[string]any{"ok": true, "queued": depth, "workers": alive}
 }

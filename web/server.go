@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -75,7 +76,7 @@ type Server struct {
 	httpsOnly bool         // the public URL is https: every cookie is Secure
 
 	remote  *remote  // the PostgreSQL queue; nil on SQLite
-	metrics *Metrics // served at /metrics
+	metrics *Metrics // served at /metrics by MetricsHandler
 	local   int      // worker goroutines in this process (SQLite)
 
 	workers      sync.WaitGroup
@@ -132,8 +133,9 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	if n <= 0 || n > runtime.NumCPU() {
 		n = runtime.NumCPU()
 	}
+	// Served by MetricsHandler on an address of its own, not by s.e: the
+	// public address need not tell anyone the process's figures.
 	s.metrics = NewMetrics(s.queueDepth, s.workersAlive)
-	s.e.GET("/metrics", echo.WrapHandler(s.metrics.Handler()))
 	if cfg.DB.Postgres() {
 		if err := s.startRemote(cfg, eng); err != nil {
 			return nil, err
@@ -166,6 +168,22 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
+
+// MetricsHandler serves /metrics and /healthz, and nothing else, for the
+// metrics address (`judge serve --metrics-addr`): the orchestrator and
+// Prometheus reach it, learners do not. The server's own worker, if any,
+// counts into the same metrics.
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		code, body := s.health(r.Context())
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(body)
+	})
+	return mux
+}
 
 // Echo returns the echo instance, for mounting more routes.
 func (s *Server) Echo() *echo.Echo { return s.e }

@@ -111,7 +111,10 @@ type Worker struct {
 }
 
 // openQueue connects River to the records' PostgreSQL database and
-// applies River's own migrations (its tables sit beside the records).
+// applies River's own migrations (its tables sit beside the records),
+// under the records' migration lock: servers and workers starting
+// together on an empty database would otherwise all create River's
+// tables at once, and all but one fail.
 func openQueue(ctx context.Context, db *records.DB) (*pgxpool.Pool, error) {
 	if !db.Postgres() {
 		return nil, errors.New("the judging queue needs the records on PostgreSQL (--db postgres://…)")
@@ -125,7 +128,11 @@ func openQueue(ctx context.Context, db *records.DB) (*pgxpool.Pool, error) {
 		pool.Close()
 		return nil, fmt.Errorf("judging queue: %w", err)
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	err = db.WithMigrationLock(ctx, func(ctx context.Context) error {
+		_, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return err
+	})
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("judging queue: migrate: %w", err)
 	}

@@ -30,7 +30,7 @@ var commands = map[string]command{
 	"solution":   {cmdSolution, "solution ID               print the reference solution and its explanation"},
 	"check":      {cmdCheck, "check [ID...]             author's gate: solutions pass, starters and mutants fail"},
 	"doctor":     {cmdDoctor, "doctor                    check the Go toolchain, the wasip1 build and the wasm runtime"},
-	"serve":      {cmdServe, "serve [--addr A] [--data DIR] [--db URL] [--public-url URL] [--trusted-proxy CIDR]  run the web server (records in DIR/records.db, or PostgreSQL)"},
+	"serve":      {cmdServe, "serve [--addr A] [--data DIR] [--db URL] [--public-url URL] [--trusted-proxy CIDR] [--metrics-addr A]  run the web server (records in DIR/records.db, or PostgreSQL; /metrics on A only)"},
 	"report":     {cmdReport, "report --db F --class C --format csv|json|html [--out F]  grading reports, offline"},
 	"backup":     {cmdBackup, "backup --db F --out F     an online copy of the records (a SQLite file, from either database)"},
 	"worker":     {cmdWorker, "worker --db postgres://… [--workers N]  judge from the server's PostgreSQL queue, no pages (/healthz, /metrics)"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -47,6 +48,11 @@ func cmdServe(args []string) int {
 	workers := fs.Int("workers", 0, "judge at most `N` submissions at once in this process (default: one per CPU)")
 	judgeHere := fs.Bool("judge", true, "judge in this process too; with --db postgres://…, -judge=false leaves judging to `judge worker`s")
 	queue := fs.Int("queue", 0, "let at most `N` submissions wait (default 64)")
+	// One metrics listener per process: the server's own worker, if any,
+	// counts into the server's metrics. A `judge worker` on the same host
+	// defaults to the same port, so one of the two needs another.
+	metricsAddr := fs.String("metrics-addr", envOr("CTRLJUDGE_METRICS_ADDR", "localhost:9464"),
+		"serve /metrics (and /healthz) on `HOST:PORT`, not on --addr; \"\" for none (env CTRLJUDGE_METRICS_ADDR)")
 	grace := fs.Duration("grace", web.DefaultShutdownGrace, "on shutdown, let judgements in flight run this long")
 	publicURL := fs.String("public-url", os.Getenv("CTRLJUDGE_PUBLIC_URL"),
 		"the `URL` browsers use, e.g. https://judge.example.edu; https makes cookies Secure (env CTRLJUDGE_PUBLIC_URL)")
@@ -128,12 +134,24 @@ func cmdServe(args []string) int {
 	if err != nil {
 		return fail("listen: %v", err)
 	}
+	var ms *http.Server
+	metricsAt := ""
+	if *metricsAddr != "" {
+		ml, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			l.Close()
+			return fail("listen on --metrics-addr: %v (another judge's? give it another port, or \"\" for none)", err)
+		}
+		ms = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go ms.Serve(ml)
+		metricsAt = fmt.Sprintf("metrics at http://%s/metrics; ", ml.Addr())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	fmt.Fprintf(os.Stderr, "judge: serving %d exercises at http://%s/ (records in %s; Ctrl+C stops)\n",
-		len(cat.Exercises), l.Addr(), records.Redact(target))
+	fmt.Fprintf(os.Stderr, "judge: serving %d exercises at http://%s/ (records in %s; %sCtrl+C stops)\n",
+		len(cat.Exercises), l.Addr(), records.Redact(target), metricsAt)
 
 	select {
 	case err := <-served:
@@ -151,6 +169,9 @@ func cmdServe(args []string) int {
 		log.Warn("shutdown", "err", err)
 	}
 	<-served
+	if ms != nil {
+		ms.Close() // last: /healthz answers while judgements drain
+	}
 	log.Info("stopped")
 	return 0
 }

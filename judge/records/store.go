@@ -17,6 +17,7 @@ package records
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -53,7 +54,9 @@ const (
 	// and each worker hold their own, and the server's limit is shared.
 	pgConns = 16
 	// migrateLock is the advisory lock that keeps two processes starting
-	// at once from migrating the same PostgreSQL database together.
+	// at once from migrating the same PostgreSQL database together: the
+	// records' migrations take it, and so does anything else that changes
+	// the schema at start (WithMigrationLock).
 	migrateLock = 7243001
 )
 
@@ -307,6 +310,40 @@ func (db *DB) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// WithMigrationLock runs fn holding the lock the records' migrations take,
+// so that schema changes made beside the records (River's tables) by
+// processes starting together run one process at a time. On SQLite it
+// just runs fn: one file has one server.
+//
+// The lock is held by a session of its own, not in a transaction: fn's
+// migrations run in transactions of their own on other connections.
+func (db *DB) WithMigrationLock(ctx context.Context, fn func(context.Context) error) (err error) {
+	if !db.pg {
+		return fn(ctx)
+	}
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
+		conn.Close()
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	defer func() {
+		// Unlocked even when ctx has ended. A session lock outlives
+		// everything but its connection: one not known to be unlocked is
+		// discarded, never handed back to the pool still holding it.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		var unlocked bool
+		if uerr := conn.QueryRowContext(uctx, "SELECT pg_advisory_unlock($1)", migrateLock).Scan(&unlocked); uerr != nil || !unlocked {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}()
+	return fn(ctx)
 }
 
 func newerSchema(cur, have int) error {

@@ -448,3 +448,56 @@ func BenchmarkSubmission(b *testing.B) {
 		}
 	})
 }
+
+// TestMigrationLock: while WithMigrationLock's fn runs, another process's
+// records migrations wait for it (one lock for both), and once fn has
+// returned no session holds the lock.
+func TestMigrationLock(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	// lockRows counts the sessions holding (granted) or awaiting the lock.
+	lockRows := func(granted bool) int {
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+			AND objid = $1 AND granted = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+			migrateLock, granted).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	opened := make(chan error, 1)
+	err = db.WithMigrationLock(ctx, func(context.Context) error {
+		if n := lockRows(true); n != 1 {
+			t.Errorf("%d sessions hold the migration lock inside fn; want 1", n)
+		}
+		go func() {
+			other, err := Open(url)
+			if err == nil {
+				other.Close()
+			}
+			opened <- err
+		}()
+		for lockRows(false) == 0 {
+			select {
+			case err := <-opened:
+				t.Fatalf("a second Open migrated while the lock was held (err %v)", err)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("the second Open, once the lock was free: %v", err)
+	}
+	if n := lockRows(true) + lockRows(false); n != 0 {
+		t.Errorf("%d sessions still hold or await the migration lock", n)
+	}
+}

@@ -29,7 +29,7 @@ func BenchmarkWorkers(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
 			dbURL := pgtest.URL(b)
 			srvAddr := freePort(b)
-			srv := startProc(b, srvAddr, "serve", "--addr", srvAddr, "--data", b.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
+			srv := startProc(b, srvAddr, "serve", "--addr", srvAddr, "--metrics-addr", "", "--data", b.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
 			for range n {
 				startWorker(b, dbURL, 1)
 			}

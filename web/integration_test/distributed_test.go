@@ -286,7 +286,7 @@ func TestDistributedJudging(t *testing.T) {
 	referenceVerdicts(t, entries)
 
 	srvAddr := freePort(t)
-	srv := startProc(t, srvAddr, "serve", "--addr", srvAddr, "--data", t.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
+	srv := startProc(t, srvAddr, "serve", "--addr", srvAddr, "--metrics-addr", "", "--data", t.TempDir(), "--db", dbURL, "-judge=false", "--queue", "256")
 	a := startWorker(t, dbURL, 1)
 	b := startWorker(t, dbURL, 1)
 	db, err := records.Open(dbURL)
@@ -485,4 +485,112 @@ func TestDistributedJudging(t *testing.T) {
 			t.Errorf("healthz once both workers are gone: %s", body)
 		}
 	}
+}
+
+// TestDistributedStartTogether: a server that judges nothing itself and
+// three workers started at the same instant on an empty PostgreSQL
+// database all come up, ten rounds in a row, each on a fresh database.
+// Every process migrates the records and River's tables at start; done
+// together without one lock, all but one died on duplicate catalog rows
+// or on a trigger another process had not yet committed.
+func TestDistributedStartTogether(t *testing.T) {
+	const rounds, workers = 10, 3
+	bin := judgeBinary(t)
+	// One data folder per worker, kept across rounds: the toolchain is
+	// warmed once, and each round races on the database, not on builds.
+	data := make([]string, workers)
+	for i := range data {
+		data[i] = t.TempDir()
+	}
+	srvData := t.TempDir()
+	for round := range rounds {
+		dbURL := pgtest.URL(t)
+		addrs := make([]string, workers+1)
+		for i := range addrs {
+			addrs[i] = freePort(t)
+		}
+		cmds := make([]*exec.Cmd, workers+1)
+		logs := make([]*syncBuffer, workers+1)
+		cmds[0] = exec.Command(bin, "serve", "--addr", addrs[0], "--metrics-addr", "", "--data", srvData, "--db", dbURL, "-judge=false")
+		for i := 1; i <= workers; i++ {
+			cmds[i] = exec.Command(bin, "worker", "--db", dbURL, "--data", data[i-1], "--workers", "1",
+				"--metrics-addr", addrs[i], "--job-timeout", jobTimeout, "--rescue-after", rescueAfter)
+		}
+		exited := make([]chan struct{}, len(cmds))
+		// All four are forked at once, released by one channel.
+		var ready, started sync.WaitGroup
+		gate := make(chan struct{})
+		startErr := make([]error, len(cmds))
+		for i, c := range cmds {
+			logs[i] = &syncBuffer{}
+			c.Stdout, c.Stderr = logs[i], logs[i]
+			exited[i] = make(chan struct{})
+			ready.Add(1)
+			started.Go(func() {
+				ready.Done()
+				<-gate
+				startErr[i] = c.Start()
+			})
+		}
+		ready.Wait()
+		close(gate)
+		started.Wait()
+		for i, c := range cmds {
+			if startErr[i] != nil {
+				t.Fatal(startErr[i])
+			}
+			go func() { c.Wait(); close(exited[i]) }()
+		}
+		stopAll := func() {
+			for i, c := range cmds {
+				c.Process.Kill()
+				<-exited[i]
+			}
+		}
+		name := func(i int) string {
+			if i == 0 {
+				return "server"
+			}
+			return fmt.Sprintf("worker %d", i)
+		}
+		// Each must answer /healthz; one that exits has lost the race.
+		var wg sync.WaitGroup
+		down := make([]string, len(cmds))
+		for i := range cmds {
+			wg.Go(func() {
+				deadline := time.Now().Add(startTimeout)
+				for {
+					resp, err := http.Get("http://" + addrs[i] + "/healthz")
+					if err == nil {
+						resp.Body.Close()
+						if resp.StatusCode == http.StatusOK {
+							return
+						}
+					}
+					select {
+					case <-exited[i]:
+						down[i] = fmt.Sprintf("exited (%v)", cmds[i].ProcessState)
+						return
+					default:
+					}
+					if time.Now().After(deadline) {
+						down[i] = fmt.Sprintf("did not answer /healthz within %v", startTimeout)
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			})
+		}
+		wg.Wait()
+		stopAll()
+		for i, why := range down {
+			if why != "" {
+				t.Errorf("round %d: %s %s; its log:\n%s", round+1, name(i), why, logs[i])
+			}
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d rounds: a server and %d workers started together on an empty database, all up", rounds, workers)
 }

@@ -78,7 +78,9 @@ func freePort(t testing.TB) string {
 func startServer(t *testing.T, data string, extra ...string) *server {
 	t.Helper()
 	addr := freePort(t)
-	args := append([]string{"serve", "--addr", addr, "--data", data, "--workers", "2"}, extra...)
+	// No metrics listener unless asked for: tests start several servers
+	// at once, and the default port would collide.
+	args := append([]string{"serve", "--addr", addr, "--metrics-addr", "", "--data", data, "--workers", "2"}, extra...)
 	s := &server{t: t, cmd: exec.Command(judgeBinary(t), args...), base: "http://" + addr, log: &bytes.Buffer{}}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
