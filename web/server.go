@@ -78,6 +78,7 @@ type Server struct {
 	remote  *remote  // the PostgreSQL queue; nil on SQLite
 	metrics *Metrics // served at /metrics
 	local   int      // worker goroutines in this process (SQLite)
+	connCap int      // connections Serve allows at once; 0: from the file limit (maxConns)
 
 	workers      sync.WaitGroup
 	stopFollow   context.CancelFunc

@@ -132,7 +132,10 @@ func maxConns() int {
 // that at least half of the connections are left for pages, submissions
 // and /healthz whatever the streams do.
 func (s *Server) limitConns(l net.Listener) net.Listener {
-	n := maxConns()
+	n := s.connCap
+	if n == 0 {
+		n = maxConns()
+	}
 	if n <= 0 {
 		return l
 	}

@@ -27,6 +27,57 @@ func heapInUse() uint64 {
 	return m.HeapInuse
 }
 
+// rawStream sends request (an event stream's, with Connection: close) on a
+// new connection to host. An accepted stream's connection is returned
+// open, past its header; a refused one is read and closed.
+func rawStream(host, request string) (net.Conn, *http.Response, []byte, error) {
+	conn, err := net.DialTimeout("tcp", host, 10*time.Second)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("dial: %w", err)
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		conn.Close()
+		return nil, nil, nil, fmt.Errorf("send: %w", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, fmt.Errorf("answer: %w", err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		conn.SetDeadline(time.Time{})
+		return conn, resp, nil, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	conn.Close()
+	return nil, resp, body, nil
+}
+
+// streamRequest is the raw request for an event stream with c's cookies.
+func streamRequest(c *client, path string) (host, request string) {
+	u, _ := url.Parse(c.base)
+	var cookies []string
+	for _, ck := range c.hc.Jar.Cookies(u) {
+		cookies = append(cookies, ck.Name+"="+ck.Value)
+	}
+	return u.Host, "GET " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAccept: text/event-stream\r\n" +
+		"Cookie: " + strings.Join(cookies, "; ") + "\r\nConnection: close\r\n\r\n"
+}
+
+// serve serves env's server on a loopback listener with Serve, as judge
+// serve does, and points a new client at it.
+func (e *testEnv) serve() *client {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	go e.srv.Serve(l)
+	c := e.client()
+	c.base = "http://" + l.Addr().String()
+	return c
+}
+
 // 20,000 event streams on one live submission from one client, against
 // the server's own Serve on loopback: the caps refuse all but a few with
 // 429 and Retry-After, /healthz answers meanwhile, and once the streams
@@ -40,23 +91,10 @@ func TestEventStreamFlood(t *testing.T) {
 	}
 	fake := &fakeJudge{hold: make(chan struct{})}
 	env := newEnv(t, Config{Workers: 1}, fake)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go env.srv.Serve(l)
-	base := "http://" + l.Addr().String()
-	c := env.client()
-	c.base = base
-	c.get("/exercises/171")
+	c := env.serve()
+	base := c.base
 	sub := c.submit("171", "submit", "package main")
-	u, _ := url.Parse(base)
-	var cookies []string
-	for _, ck := range c.hc.Jar.Cookies(u) {
-		cookies = append(cookies, ck.Name+"="+ck.Value)
-	}
-	request := "GET " + sub.Events + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAccept: text/event-stream\r\n" +
-		"Cookie: " + strings.Join(cookies, "; ") + "\r\nConnection: close\r\n\r\n"
+	host, request := streamRequest(c, sub.Events)
 
 	before := heapInUse()
 
@@ -82,26 +120,13 @@ func TestEventStreamFlood(t *testing.T) {
 		}
 	}()
 	one := func() {
-		conn, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+		conn, resp, body, err := rawStream(host, request)
 		if err != nil {
-			problem("dial: %v", err)
-			return
-		}
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := io.WriteString(conn, request); err != nil {
-			conn.Close()
-			problem("send: %v", err)
-			return
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			conn.Close()
-			problem("answer: %v", err)
+			problem("%v", err)
 			return
 		}
 		switch resp.StatusCode {
 		case http.StatusOK:
-			conn.SetDeadline(time.Time{})
 			mu.Lock()
 			open = append(open, conn)
 			n := len(open)
@@ -110,16 +135,12 @@ func TestEventStreamFlood(t *testing.T) {
 				problem("%d streams accepted on one submission; the cap is %d", n, streamsPerSubmission)
 			}
 		case http.StatusTooManyRequests:
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			conn.Close()
 			var msg map[string]string
 			if resp.Header.Get("Retry-After") == "" || json.Unmarshal(body, &msg) != nil || !strings.Contains(msg["error"], "streams") {
 				problem("a refusal without Retry-After or a reason: %q %s", resp.Header.Get("Retry-After"), body)
 			}
 			refused.Add(1)
 		default:
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			conn.Close()
 			problem("stream answered %d %s", resp.StatusCode, body)
 		}
 	}
@@ -272,5 +293,48 @@ func TestStreamGate(t *testing.T) {
 	g.fit(1000)
 	if g.limit != 500 {
 		t.Errorf("fit(1000): %d streams; want 500", g.limit)
+	}
+}
+
+// With streams at their cap in all, which Serve fits under half of the
+// connections it allows, /healthz still gets a connection and answers.
+func TestStreamsLeaveConnectionsForHealth(t *testing.T) {
+	fake := &fakeJudge{hold: make(chan struct{})}
+	env := newEnv(t, Config{Workers: 1}, fake)
+	const conns = 16
+	env.srv.connCap = conns
+	c := env.serve()
+	var open []net.Conn
+	defer func() {
+		for _, conn := range open {
+			conn.Close()
+		}
+		close(fake.hold)
+	}()
+	a := c.submit("171", "submit", "package main // a")
+	b := c.submit("171", "submit", "package main // b")
+	for i := range conns / 2 {
+		path := a.Events
+		if i >= streamsPerSubmission {
+			path = b.Events
+		}
+		conn, resp, body, err := rawStream(streamRequest(c, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d: %d %s", i+1, resp.StatusCode, body)
+		}
+		open = append(open, conn)
+	}
+	_, resp, body, err := rawStream(streamRequest(c, b.Events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "too many submissions") {
+		t.Fatalf("stream %d of a server allowing %d connections: %d %s", conns/2+1, conns, resp.StatusCode, body)
+	}
+	if r := c.get("/healthz"); r.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz with the streams at their cap: %d %s", r.StatusCode, r.body)
 	}
 }
