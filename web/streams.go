@@ -140,5 +140,6 @@ func (s *Server) limitConns(l net.Listener) net.Listener {
 		return l
 	}
 	s.streams.fit(n)
+	s.log.Info("connections capped", "connections", n, "event streams", min(maxStreams, n/2))
 	return netutil.LimitListener(l, n)
 }
