@@ -39,7 +39,7 @@ func (s *Server) handleEvents(c echo.Context) error {
 		if j.learner != l.ID {
 			return notFound
 		}
-		return s.stream(c, j, true)
+		return s.capped(c, j, true)
 	}
 	sub, err := s.db.Submission(c.Request().Context(), id)
 	if errors.Is(err, records.ErrNotFound) || err == nil && sub.LearnerID != l.ID {
@@ -64,7 +64,19 @@ func (s *Server) handleEvents(c echo.Context) error {
 		j.publish("not_judged", map[string]string{"note": "this submission is no longer being judged; please submit again"})
 	}
 	// Its ids are not the live log's: send it whole.
-	return s.stream(c, j, false)
+	return s.capped(c, j, false)
+}
+
+// capped streams j if the caps on open streams allow one more (see
+// streamGate), and refuses it with 429 otherwise.
+func (s *Server) capped(c echo.Context, j *job, resume bool) error {
+	addr := clientKey(c)
+	if err := s.streams.acquire(j.id, j.learner, addr); err != nil {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(streamRetryAfter))
+		return err
+	}
+	defer s.streams.release(j.id, j.learner, addr)
+	return s.stream(c, j, resume)
 }
 
 // stream sends j's events until the final one. With resume, events the

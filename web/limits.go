@@ -28,8 +28,8 @@ const (
 	// 200 guesses in 0.2 s get 40 answers and 160 refusals.
 	signInBurst = 40
 	signInEvery = 2 * time.Second
-	// Instructor sign-in: instructors are few. The per-account lockout in
-	// web/instructor is what stops guessing; this bounds the bcrypt work
+	// Instructor sign-in: instructors are few. The locks and the
+	// per-account budget in web/instructor stop guessing; this bounds the bcrypt work
 	// (about a quarter of a core-second each) one address can ask for.
 	instructorSignInBurst = 10
 	instructorSignInEvery = 6 * time.Second

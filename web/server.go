@@ -61,16 +61,17 @@ type Config struct {
 
 // Server is the web server: pages, assets, drafts and judging.
 type Server struct {
-	e      *echo.Echo
-	db     *records.DB
-	eng    judger
-	cat    *judge.Catalog
-	docs   *docs
-	pages  pages
-	assets *assets
-	q      *queue
-	log    *slog.Logger
-	epoch  string // this run's prefix for event ids
+	e       *echo.Echo
+	db      *records.DB
+	eng     judger
+	cat     *judge.Catalog
+	docs    *docs
+	pages   pages
+	assets  *assets
+	q       *queue
+	streams *streamGate // open event streams, capped
+	log     *slog.Logger
+	epoch   string // this run's prefix for event ids
 
 	proxies   []*net.IPNet // trusted reverse proxies
 	httpsOnly bool         // the public URL is https: every cookie is Secure
@@ -78,6 +79,7 @@ type Server struct {
 	remote  *remote  // the PostgreSQL queue; nil on SQLite
 	metrics *Metrics // served at /metrics by MetricsHandler
 	local   int      // worker goroutines in this process (SQLite)
+	connCap int      // connections Serve allows at once; 0: from the file limit (maxConns)
 
 	workers      sync.WaitGroup
 	stopFollow   context.CancelFunc
@@ -123,6 +125,7 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 		capacity = defaultQueueCap
 	}
 	s.q = newQueue(capacity)
+	s.streams = newStreamGate()
 	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
@@ -188,8 +191,10 @@ func (s *Server) MetricsHandler() http.Handler {
 // Echo returns the echo instance, for mounting more routes.
 func (s *Server) Echo() *echo.Echo { return s.e }
 
-// Serve serves HTTP on l until Shutdown.
+// Serve serves HTTP on l until Shutdown, with at most maxConns
+// connections open at once.
 func (s *Server) Serve(l net.Listener) error {
+	l = s.limitConns(l)
 	hs := s.e.Server
 	hs.Handler = s.e
 	hs.ReadHeaderTimeout = readHeaderTimeout

@@ -71,7 +71,7 @@ type handler struct {
 	Deps
 	pages map[string]*template.Template
 	log   *slog.Logger
-	guard *guard // failed sign-ins per account and address
+	guard *guard // failed sign-ins per account and address pair, per address; checks per account
 }
 
 // Register adds the instructor routes to g.

@@ -9,41 +9,68 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 )
 
-// Password guessing. Each account and each client address counts its
-// failed sign-ins; past the free ones, every further failure locks the
-// account (or address) for firstLock, doubling up to maxLock. While locked,
-// every attempt is refused before the password is checked, the right one
-// too, so "40 wrong, then the right one" finds nothing. Counts are kept in
-// memory: a restart forgets them, and needs the host.
+// Password guessing. Failures are counted per (account, client address)
+// pair and per address; past the free ones, every further failure locks
+// that pair (or address) for firstLock, doubling up to maxLock. While
+// locked, its attempts are refused before the password is checked, the
+// right one too, so "40 wrong, then the right one" finds nothing. No lock
+// is per account alone: that would let a stranger's wrong passwords lock
+// the owner out from her own address.
+//
+// What stops guessing from many addresses is a budget of password checks
+// per account (accountChecks), shared by every address that has failed
+// there lately: past it they are refused for the few seconds until the
+// next check is due, never locked. An address with no failures on record
+// is always checked and takes nothing from the budget, so however hard the
+// account is attacked its owner signs in at the first try from her own
+// address. The price is one check per fresh address; the address limit
+// (web/limits.go) and the address lock bound what each one adds.
+//
+// Counts are kept in memory: a restart forgets them, and needs the host.
 const (
-	accountFreeFailures = 5  // typos before an account locks
-	addressFreeFailures = 10 // more for an address: a staff room behind one NAT address mistypes too
+	pairFreeFailures    = 5  // typos of one account's password from one address before the pair locks
+	addressFreeFailures = 10 // more across names: a staff room behind one NAT address mistypes too
 	firstLock           = 30 * time.Second
 	maxLock             = time.Hour
+	// accountChecksBurst checks at once, then one per accountCheckEvery,
+	// from addresses that failed on the account: what one address may
+	// ask for (instructorSignInBurst and Every in web/limits.go), now for
+	// all of them together. An owner who mistyped waits at most 6 s.
+	accountChecksBurst = 10
+	accountCheckEvery  = 6 * time.Second
 	// failureMemory: failures with none newer for this long are forgotten.
 	failureMemory = 24 * time.Hour
-	// maxTracked bounds the names and addresses remembered; past it, the
-	// forgotten and then the unlocked are dropped first.
+	// maxTracked bounds the pairs, addresses and accounts remembered;
+	// past it, the forgotten and then the unlocked are dropped first.
 	maxTracked = 10000
 	// maxKeyName bounds the bytes of a typed name kept as a key: no account
 	// name is longer (64 characters), and a 100 KiB name must not be kept.
 	maxKeyName = 256
 )
 
-func accountKey(name string) string {
+func keyName(name string) string {
 	if len(name) > maxKeyName {
 		name = name[:maxKeyName]
 	}
-	return "account:" + name
+	return name
 }
 
-// guard counts failed sign-ins per key ("account:NAME", "address:ADDR").
+// pairKey names an account as tried from an address. Addresses hold no
+// space, so the key is unambiguous.
+func pairKey(account, address string) string { return "pair:" + address + " " + keyName(account) }
+
+func addressKey(address string) string { return "address:" + address }
+
+// guard counts failed sign-ins per key (pairKey, addressKey) and keeps
+// each account's budget of checks.
 type guard struct {
-	mu   sync.Mutex
-	now  func() time.Time
-	keys map[string]*strikes
+	mu       sync.Mutex
+	now      func() time.Time
+	keys     map[string]*strikes
+	accounts map[string]*rate.Limiter // by keyName(account)
 }
 
 type strikes struct {
@@ -52,27 +79,68 @@ type strikes struct {
 	until    time.Time // locked until then
 }
 
-func newGuard() *guard { return &guard{now: time.Now, keys: map[string]*strikes{}} }
+func newGuard() *guard {
+	return &guard{now: time.Now, keys: map[string]*strikes{}, accounts: map[string]*rate.Limiter{}}
+}
 
-// begin starts an attempt by account from address. If either is locked it
-// returns when the lock ends. Otherwise it counts the attempt as a failure
-// already, so that attempts racing in parallel count too; succeed takes it
-// back.
-func (g *guard) begin(account, address string) (lockedUntil time.Time) {
+// A refusal says until when an attempt is refused; slowed when the
+// account's budget ran out rather than a lock.
+type refusal struct {
+	until  time.Time
+	slowed bool
+}
+
+func (r refusal) refused() bool { return !r.until.IsZero() }
+
+// begin starts an attempt on account from address. If the pair or the
+// address is locked, or the address failed here before and the account's
+// budget is spent, it returns the refusal. Otherwise it counts the attempt
+// as a failure already, so that attempts racing in parallel count too;
+// succeed takes it back.
+func (g *guard) begin(account, address string) refusal {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	for _, k := range []string{accountKey(account), "address:" + address} {
-		if s := g.keys[k]; s != nil && s.until.After(now) && s.until.After(lockedUntil) {
-			lockedUntil = s.until
+	pair, addr := pairKey(account, address), addressKey(address)
+	var r refusal
+	for _, k := range []string{pair, addr} {
+		if s := g.keys[k]; s != nil && s.until.After(now) && s.until.After(r.until) {
+			r.until = s.until
 		}
 	}
-	if !lockedUntil.IsZero() {
-		return lockedUntil
+	if r.refused() {
+		return r
 	}
-	g.fail(accountKey(account), accountFreeFailures, now)
-	g.fail("address:"+address, addressFreeFailures, now)
-	return time.Time{}
+	if g.failing(pair, now) || g.failing(addr, now) {
+		b := g.budget(account, now)
+		if !b.AllowN(now, 1) {
+			wait := time.Duration((1 - b.TokensAt(now)) * float64(accountCheckEvery))
+			return refusal{until: now.Add(max(wait, time.Second)), slowed: true}
+		}
+	}
+	g.fail(pair, pairFreeFailures, now)
+	g.fail(addr, addressFreeFailures, now)
+	return refusal{}
+}
+
+// failing says whether key has failures not yet forgotten.
+func (g *guard) failing(key string, now time.Time) bool {
+	s := g.keys[key]
+	return s != nil && s.failures > 0 && now.Sub(s.last) <= failureMemory
+}
+
+// budget is account's bucket of checks, made full when first needed.
+func (g *guard) budget(account string, now time.Time) *rate.Limiter {
+	name := keyName(account)
+	b := g.accounts[name]
+	if b == nil {
+		if len(g.accounts) >= maxTracked {
+			g.evictBudgets(now)
+		}
+		b = rate.NewLimiter(rate.Every(accountCheckEvery), accountChecksBurst)
+		g.accounts[name] = b
+	}
+	return b
 }
 
 func (g *guard) fail(key string, free int, now time.Time) {
@@ -116,23 +184,45 @@ func (g *guard) evict(now time.Time) {
 	}
 }
 
-// succeed clears the account's and the address's failures after the right
-// password: the person at that address knew it.
+// evictBudgets drops full buckets, which remember nothing; then any, as
+// the pairs' locks still hold.
+func (g *guard) evictBudgets(now time.Time) {
+	for k, b := range g.accounts {
+		if b.TokensAt(now) >= accountChecksBurst {
+			delete(g.accounts, k)
+		}
+	}
+	for k := range g.accounts {
+		if len(g.accounts) < maxTracked*9/10 {
+			return
+		}
+		delete(g.accounts, k)
+	}
+}
+
+// succeed clears the pair's and the address's failures after the right
+// password: the person at that address knew it. Other addresses' failures
+// on the account stay.
 func (g *guard) succeed(account, address string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.keys, accountKey(account))
-	delete(g.keys, "address:"+address)
+	delete(g.keys, pairKey(account, address))
+	delete(g.keys, addressKey(address))
 }
 
-// refuseLocked answers a sign-in during a lock: 429, Retry-After, and the
-// time to come back. The password was not checked.
-func (h *handler) refuseLocked(c echo.Context, name, next string, until time.Time) error {
-	wait := max(int(math.Ceil(time.Until(until).Seconds())), 1)
+// refuse answers a sign-in during a lock or a slow-down: 429,
+// Retry-After, and the time to come back. The password was not checked.
+func (h *handler) refuse(c echo.Context, name, next string, r refusal) error {
+	wait := max(int(math.Ceil(time.Until(r.until).Seconds())), 1)
 	c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
-	msg := fmt.Sprintf("Too many failed sign-ins for this name or from your network. "+
-		"Sign-in is locked until %s UTC (in %s); the password was not checked.",
-		until.UTC().Format("15:04:05"), (time.Duration(wait) * time.Second).String())
+	in := (time.Duration(wait) * time.Second).String()
+	msg := fmt.Sprintf("Too many failed sign-ins from your network, for this name or in all. "+
+		"Sign-in from here is locked until %s UTC (in %s); the password was not checked.",
+		r.until.UTC().Format("15:04:05"), in)
+	if r.slowed {
+		msg = fmt.Sprintf("Many sign-ins to this name have failed lately, so they are slowed down: "+
+			"try again in %s. The password was not checked.", in)
+	}
 	return h.render(c, http.StatusTooManyRequests, "login", loginPage{page: h.page(c, "Instructor sign-in"),
 		Name: name, Next: next, Error: msg})
 }

@@ -26,8 +26,8 @@ func (h *handler) handleLogin(c echo.Context) error {
 	name, password := strings.TrimSpace(c.FormValue("name")), c.FormValue("password")
 	next := h.localNext(c, c.FormValue("next"))
 	addr := h.ClientKey(c)
-	if until := h.guard.begin(name, addr); !until.IsZero() {
-		return h.refuseLocked(c, name, next, until)
+	if r := h.guard.begin(name, addr); r.refused() {
+		return h.refuse(c, name, next, r)
 	}
 	_, token, err := h.DB.SignInInstructor(c.Request().Context(), name, password)
 	if errors.Is(err, records.ErrBadPassword) {
