@@ -727,3 +727,31 @@ func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 		}
 	}
 }
+
+// An attempt that ended not judged is not charged to the grade, but it
+// is to the sender's submission rate: a file that only ever meets the
+// wall-clock net cannot buy server time without limit.
+func TestNotJudgedCountsAgainstTheRate(t *testing.T) {
+	fake := &fakeJudge{busy: maxJudgeAttempts, hold: make(chan struct{}), started: make(chan struct{}, 8)}
+	env := newEnv(t, Config{Workers: 1}, fake)
+	cl := env.client()
+	sub := cl.submit("171", "submit", "package main "+solvedMarker)
+	<-fake.started
+	stream := cl.open(sub.Events, nil)
+	close(fake.hold)
+	if evs := cl.read(stream); evs[len(evs)-1].Name != "not_judged" {
+		t.Fatalf("stream ended with %q", evs[len(evs)-1].Name)
+	}
+	// Three attempts took 90 submissions' worth, the whole burst: the
+	// next few are refused by the rate, not by the queue.
+	limited := 0
+	for range 5 {
+		r := cl.do(http.MethodPost, "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "package main"}), nil)
+		if r.StatusCode == http.StatusTooManyRequests && strings.Contains(r.body, "too many submissions from your network") {
+			limited++
+		}
+	}
+	if limited < 3 {
+		t.Errorf("%d of 5 submissions after three attempts not judged were refused by the rate, want at least 3", limited)
+	}
+}

@@ -59,12 +59,40 @@ const (
 // per every after that, with 429 and Retry-After (the time one request
 // takes to come back).
 func limit(burst int, every time.Duration, what string) echo.MiddlewareFunc {
+	return limitWith(newLimitStore(burst, every), every, what)
+}
+
+// newLimitStore is a bucket per client address for limitWith.
+func newLimitStore(burst int, every time.Duration) *middleware.RateLimiterMemoryStore {
+	return middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Every(every), Burst: burst, ExpiresIn: limiterIdle,
+	})
+}
+
+// notJudgedCharge is what an attempt a wall-clock net cut short costs its
+// sender's address, in submissions: it held a worker for up to
+// judge.MaxJudgeTime, and a verdict within the step budgets never meets
+// the net, so only code that can buy server time free would gain from
+// it being free.
+const notJudgedCharge = 30
+
+// charge takes n requests' worth from addr's bucket in store (as far as
+// it holds them).
+func charge(store *middleware.RateLimiterMemoryStore, addr string, n int) {
+	for range n {
+		if ok, _ := store.Allow(addr); !ok {
+			return
+		}
+	}
+}
+
+// limitWith is limit on a store the caller keeps, to charge it for more
+// than requests.
+func limitWith(store *middleware.RateLimiterMemoryStore, every time.Duration, what string) echo.MiddlewareFunc {
 	wait := int(math.Ceil(every.Seconds()))
 	msg := fmt.Sprintf("too many %s from your network; try again in %d s", what, wait)
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Every(every), Burst: burst, ExpiresIn: limiterIdle,
-		}),
+		Store: store,
 		IdentifierExtractor: func(c echo.Context) (string, error) { return clientKey(c), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(wait))

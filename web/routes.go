@@ -30,7 +30,7 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/signin", s.handleSignIn, limit(signInBurst, signInEvery, "sign-in attempts"))
 	e.POST("/signout", s.handleSignOut)
 	e.PUT("/api/exercises/:id/draft", s.handleSaveDraft, limit(draftBurst, draftEvery, "draft saves"))
-	e.POST("/api/exercises/:id/submissions", s.handleSubmit, limit(submitBurst, submitEvery, "submissions"))
+	e.POST("/api/exercises/:id/submissions", s.handleSubmit, limitWith(s.submitLimit, submitEvery, "submissions"))
 	e.GET("/api/submissions/:id/events", s.handleEvents)
 	e.GET("/api/submissions/:id", s.handleAttempt)
 	e.GET("/static/:name", s.handleStatic)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"ctrljudge/judge"
 	"ctrljudge/judge/records"
@@ -78,8 +79,11 @@ type Server struct {
 
 	remote  *remote  // the PostgreSQL queue; nil on SQLite
 	metrics *Metrics // served at /metrics by MetricsHandler
-	local   int      // worker goroutines in this process (SQLite)
-	connCap int      // connections Serve allows at once; 0: from the file limit (maxConns)
+	// submitLimit is the submissions' bucket per address, kept to charge
+	// it for attempts that ended not judged.
+	submitLimit *middleware.RateLimiterMemoryStore
+	local       int // worker goroutines in this process (SQLite)
+	connCap     int // connections Serve allows at once; 0: from the file limit (maxConns)
 
 	workers      sync.WaitGroup
 	stopFollow   context.CancelFunc
@@ -127,6 +131,7 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	s.q = newQueue(capacity)
 	s.streams = newStreamGate()
 	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
+	s.submitLimit = newLimitStore(submitBurst, submitEvery)
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
 		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue,
@@ -332,7 +337,12 @@ func (s *Server) judgeJob(j *job) {
 	}
 	if v.Outcome == verdict.OutcomeNotJudged {
 		// The clock stopped it, not the code: nothing is stored or
-		// charged; it is judged again once the line is empty.
+		// charged to the grade; it is judged again once the line is
+		// empty. The attempt does count against the sender's rate, so
+		// that such attempts cannot buy unlimited server time.
+		if j.addr != "" {
+			charge(s.submitLimit, j.addr, notJudgedCharge)
+		}
 		if j.attempts++; j.attempts < maxJudgeAttempts {
 			j.running = true
 			j.publish("retrying", map[string]any{"attempt": j.attempts + 1, "note": v.Message})
