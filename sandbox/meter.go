@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // The work meter. wazero has no instruction fuel, and wall time depends on
@@ -238,8 +239,10 @@ func meterBody(out, body []byte, params int, fuel uint32, step []byte) ([]byte, 
 	} else {
 		out = append(out, body[:k]...)
 	}
-	out = append(out, step...) // the entry
-	since := 0                 // instructions since the last step, in order
+	if !loopOnEntry(code) {
+		out = append(out, step...) // the entry
+	}
+	since := 0 // instructions since the last step, in order
 	for at := 0; at < len(code); {
 		n, kind := instrLen(code[at:])
 		if since >= meterRunInstrs {
@@ -261,6 +264,40 @@ func meterBody(out, body []byte, params int, fuel uint32, step []byte) ([]byte, 
 		at += n
 	}
 	return out, nil
+}
+
+// loopOnEntry says whether every call of a function meets a loop header
+// before it can branch, return or trap: then the loop's step is the
+// entry's. Most Go functions are of this shape: a stack check, then the
+// loop around their basic blocks.
+func loopOnEntry(code []byte) bool {
+	var ifs []bool // the open blocks: an if's, or not
+	for at := 0; at < len(code); {
+		n, kind := instrLen(code[at:])
+		if n == 0 {
+			return false
+		}
+		switch op := code[at]; {
+		case kind == instrLoop:
+			if !slices.Contains(ifs, true) {
+				return true
+			}
+			ifs = append(ifs, false)
+		case op == 0x02: // block
+			ifs = append(ifs, false)
+		case op == 0x04: // if
+			ifs = append(ifs, true)
+		case op == 0x0b: // end
+			if len(ifs) == 0 {
+				return false // the function's end
+			}
+			ifs = ifs[:len(ifs)-1]
+		case op == 0x00, op == 0x0c, op == 0x0d, op == 0x0e, op == 0x0f, op == 0x12, op == 0x13:
+			return false // unreachable, br, br_if, br_table, return, return_call(_indirect)
+		}
+		at += n
+	}
+	return false
 }
 
 type instrKind int

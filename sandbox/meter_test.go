@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // meteredLearner is an untrusted file with endless work of every kind,
@@ -17,6 +18,7 @@ const meteredLearner = `package main
 import (
 	"crypto/sha256"
 	"sort"
+	"time"
 )
 
 func spin() {
@@ -59,6 +61,13 @@ func copyForever() {
 	for {
 		copy(a, b)
 	}
+}
+
+func sleepHour() int64 {
+	start := time.Now()
+	time.Sleep(time.Hour)
+	<-time.After(time.Minute)
+	return int64(time.Since(start) / time.Second)
 }
 
 func hash1MiB() byte {
@@ -118,6 +127,9 @@ func exportWalk() int32 { return int32(walk(map[string]int{"a": 1, "b": 2, "c": 
 
 //go:wasmexport count_metered
 func exportCountMetered() int32 { return int32(count(1_000_000)) }
+
+//go:wasmexport sleep_hour
+func exportSleepHour() int64 { return sleepHour() }
 
 //go:wasmexport hash_1mib
 func exportHash() int32 { return int32(hash1MiB()) }
@@ -287,6 +299,32 @@ func TestMeteringKeepsPositions(t *testing.T) {
 	d := be.Diagnostics[0]
 	if d.File != "mine.go" || d.Line != 3 || d.Column != 30 {
 		t.Fatalf("reported at %s, want mine.go:3:30", d)
+	}
+}
+
+// Waiting is virtual: a sleep moves the caller's clock by as much and
+// returns at once; with no way to move the clock, it spins until its step
+// budget is spent, never waiting in real time.
+func TestWaitingIsVirtual(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var slept []time.Duration
+	res, err := callMetered(t, "sleep_hour", Limits{CallSteps: 1_000_000,
+		Clock: func() time.Time { return now },
+		Sleep: func(d time.Duration) { slept = append(slept, d); now = now.Add(d) }})
+	if err != nil || int64(res[0]) != 3660 {
+		t.Fatalf("got %v, %v; want 3660 s of virtual time", res, err)
+	}
+	var sum time.Duration
+	for _, d := range slept {
+		sum += d
+	}
+	if sum != time.Hour+time.Minute {
+		t.Errorf("slept %v in all (%v), want 1h1m", sum, slept)
+	}
+	_, err = callMetered(t, "sleep_hour", Limits{CallSteps: 1_000_000, Clock: func() time.Time { return now }})
+	var trap *Trap
+	if !errors.As(err, &trap) || trap.Kind != TrapFuel {
+		t.Fatalf("with a clock that cannot move: got %v, want a fuel trap", err)
 	}
 }
 
