@@ -29,8 +29,9 @@ const (
 	MaxStepsPerTest      = 10_000_000
 	// MaxStepsPerSubmission bounds a whole submission's work, its tests'
 	// in order (runTests) and the shrinking of its first failure: the
-	// reference solutions take at most 2.7 million steps in all.
-	MaxStepsPerSubmission = 30_000_000
+	// reference solutions take at most 2.7 million steps in all, and a
+	// submission that runs out of steps in every test stops after 20.
+	MaxStepsPerSubmission = 20_000_000
 	// reconcileWallNet bounds one Reconcile call in wall-clock time. It is
 	// a safety net, never a verdict: the step budget above is spent long
 	// before it on any machine, so when it fires the machine was starved

@@ -184,6 +184,11 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	if errors.As(err, &he) {
 		return &Trap{Kind: TrapHost, Message: he.err.Error(), Err: he.err}
 	}
+	if inst.oom.seen {
+		// Whatever stopped the runtime's report (its steps, the output
+		// limit), running out of memory came first.
+		return outOfMemory()
+	}
 	if t := inst.fuelTrap(err); t != nil {
 		return t
 	}
@@ -199,9 +204,6 @@ func (inst *Instance) classify(ctx context.Context, err error) error {
 	var pe *protocolError
 	if errors.As(err, &pe) {
 		return &Trap{Kind: TrapProtocol, Message: pe.msg}
-	}
-	if inst.oom.seen {
-		return outOfMemory()
 	}
 	if inst.flooded {
 		return &Trap{Kind: TrapOutput, Message: fmt.Sprintf("the program wrote more than %d KiB of output", inst.limits.MaxOutputBytes>>10)}
