@@ -18,8 +18,10 @@ import (
 
 // Hostile files: each testdata/hostile/*.txtar is a learner's file and
 // what its build must end in ("want": error build|busy|none, message and
-// diagnostic substrings, and which limits apply). Every build, whatever
-// its end, must leave no process behind and stay within its memory.
+// diagnostic substrings, which limits apply, and "net: only" to build
+// without the source limits, so that a bomb reaches the kernel's).
+// Every build, whatever its end, must leave no process behind and stay
+// within its memory.
 
 // hostileLimits are tighter than the defaults so that bombs end in
 // seconds; "cpu", "memory" and "file" loosen the others so that the named
@@ -103,6 +105,7 @@ func TestHostileFiles(t *testing.T) {
 		t.Fatal("no fixtures")
 	}
 	b, _ := testBuilder(t)
+	nb := netBuilder(t)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
 			t.Parallel()
@@ -132,6 +135,10 @@ func TestHostileFiles(t *testing.T) {
 			// see each other's processes.
 			root := t.TempDir()
 			start := time.Now()
+			b := b
+			if n := wants["net"]; len(n) > 0 && n[0] == "only" {
+				b = nb
+			}
 			res, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
 			t.Logf("%v wall, %v CPU, %d MiB peak RSS: %v", time.Since(start).Round(time.Millisecond), res.cpu.Round(time.Millisecond), res.maxRSS>>20, firstLines(errString(err), 3))
 			assertNothingLeft(t, root)
@@ -183,10 +190,19 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// netBuilder is a testBuilder without the source limits, so that a
+// compile bomb runs into the kernel's limits, the net.
+func netBuilder(t *testing.T) *Builder {
+	t.Helper()
+	b, _ := testBuilder(t)
+	b.noSourceLimits = true
+	return b
+}
+
 // The wall-clock net is the machine's fault, never the program's: a build
 // it stops is a *BusyError, and nothing of it is left running.
 func TestWallNetIsBusyNotBuildError(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := netBuilder(t), t.TempDir()
 	src := chainSource(t)
 	lim := hostileLimits("cpu")
 	lim.CPU, lim.Wall = 60*time.Second, time.Second
@@ -205,7 +221,7 @@ func TestWallNetIsBusyNotBuildError(t *testing.T) {
 // A caller that gives up ends the build at once; its error is the
 // caller's (context.Canceled), not the program's.
 func TestCancelledBuildEndsItsProcesses(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := netBuilder(t), t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
 	_, err := b.buildIn(ctx, hostileProgram(chainSource(t)), hostileLimits("cpu"), root)
