@@ -109,23 +109,7 @@ func TestHostileFiles(t *testing.T) {
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
 			t.Parallel()
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want, src []byte
-			for _, file := range ar.Files {
-				if file.Name == "want" {
-					want = file.Data
-				} else {
-					src = file.Data
-				}
-			}
-			wants := map[string][]string{}
-			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
-				k, v, _ := strings.Cut(line, ": ")
-				wants[k] = append(wants[k], v)
-			}
+			src, wants := readFixture(t, f)
 			kind := ""
 			if l := wants["limits"]; len(l) > 0 {
 				kind = l[0]
@@ -145,41 +129,71 @@ func TestHostileFiles(t *testing.T) {
 			if max := lim.MemoryBytes + 256<<20; res.maxRSS > max {
 				t.Errorf("peak RSS %d MiB, over %d MiB", res.maxRSS>>20, max>>20)
 			}
-			var be *BuildError
-			var busy *BusyError
-			switch e := wants["error"]; {
-			case len(e) == 0:
-				t.Fatal("no error: line in want")
-			case e[0] == "none":
-				if err != nil {
-					t.Fatalf("build failed: %v", err)
-				}
-			case e[0] == "build":
-				if !errors.As(err, &be) {
-					t.Fatalf("got %T %v, want a *BuildError", err, err)
-				}
-			case e[0] == "busy":
-				if !errors.As(err, &busy) {
-					t.Fatalf("got %T %v, want a *BusyError", err, err)
-				}
-			}
-			for _, m := range wants["message"] {
-				if !strings.Contains(errString(err), m) {
-					t.Errorf("error %q lacks %q", errString(err), m)
-				}
-			}
-			for _, d := range wants["diagnostic"] {
-				found := false
-				if be != nil {
-					for _, got := range be.Diagnostics {
-						found = found || strings.Contains(got.String(), d)
-					}
-				}
-				if !found {
-					t.Errorf("no diagnostic %q in %v", d, err)
-				}
-			}
+			checkVerdict(t, err, wants)
 		})
+	}
+}
+
+// readFixture reads a learner's file and its "want" lines, by key.
+func readFixture(t *testing.T, f string) ([]byte, map[string][]string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, src []byte
+	for _, file := range ar.Files {
+		if file.Name == "want" {
+			want = file.Data
+		} else {
+			src = file.Data
+		}
+	}
+	wants := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		wants[k] = append(wants[k], v)
+	}
+	return src, wants
+}
+
+// checkVerdict fails t unless err is what wants says: its kind ("error":
+// none, build or busy), and message and diagnostic substrings.
+func checkVerdict(t *testing.T, err error, wants map[string][]string) {
+	t.Helper()
+	var be *BuildError
+	var busy *BusyError
+	switch e := wants["error"]; {
+	case len(e) == 0:
+		t.Fatal("no error: line in want")
+	case e[0] == "none":
+		if err != nil {
+			t.Fatalf("build failed: %v", err)
+		}
+	case e[0] == "build":
+		if !errors.As(err, &be) {
+			t.Fatalf("got %T %v, want a *BuildError", err, err)
+		}
+	case e[0] == "busy":
+		if !errors.As(err, &busy) {
+			t.Fatalf("got %T %v, want a *BusyError", err, err)
+		}
+	}
+	for _, m := range wants["message"] {
+		if !strings.Contains(errString(err), m) {
+			t.Errorf("error %q lacks %q", errString(err), m)
+		}
+	}
+	for _, d := range wants["diagnostic"] {
+		found := false
+		if be != nil {
+			for _, got := range be.Diagnostics {
+				found = found || strings.Contains(got.String(), d)
+			}
+		}
+		if !found {
+			t.Errorf("no diagnostic %q in %v", d, err)
+		}
 	}
 }
 

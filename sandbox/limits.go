@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,15 +34,18 @@ const (
 	maxLiteralBytes = 8 << 20
 	// maxInstanceWeight bounds generic code after instantiation: the sum,
 	// over every instance the program needs, of the size (syntax nodes) of
-	// its generic declaration. The compiler needed about 1.5 KB of memory
-	// and 10 µs of CPU per node instantiated.
-	maxInstanceWeight = 100_000
+	// its generic declaration. The compiler needed about 3 KB of memory
+	// and 20 µs of CPU per node instantiated.
+	maxInstanceWeight = 50_000
 	// importedInstanceWeight stands for the body of a generic function or
 	// type of another package, which the check cannot see.
 	importedInstanceWeight = 200
-	// maxTypeArgNodes bounds one instance's type arguments, as a tree:
-	// the compiler names instances by them.
-	maxTypeArgNodes = 4096
+	// maxTypeParts bounds the types of the program as the compiler spells
+	// them, in parts (a defined type is one, with its type arguments),
+	// summed over the distinct types: the compiler names every type it
+	// writes out by its whole spelling, and [1][1]…[1]int nested N deep is
+	// N types whose names take N²/2 parts in all.
+	maxTypeParts = 100_000
 )
 
 // checkSource applies the source limits to p's untrusted file, type
@@ -57,6 +61,7 @@ func checkSource(p Program, others map[string][]byte, lookup importer.Lookup) []
 // refused the file, those after it are not measured.
 type sourceFigures struct {
 	strings, literals int64
+	typeParts         int64
 	instanceWeight    int
 	typeErrors        bool
 }
@@ -125,9 +130,15 @@ func measureSource(p Program, others map[string][]byte, lookup importer.Lookup) 
 		}
 		return at(pos, fmt.Sprintf("the composite literals of your file pass %s in all here; they may be at most that (a program's memory is %d MiB)", sizeWords(maxLiteralBytes), memoryLimitPages>>4))
 	}
-	g := newInstances(fset, files, info)
+	ts := newTypeSizes()
+	pos = sourceTypes(fset, info, p.MainName, ts)
+	fig.typeParts = ts.total
+	if pos != token.NoPos {
+		return at(pos, typesWhy(0))
+	}
+	g := newInstances(fset, files, info, ts)
 	pos, why, weight := g.expand()
-	fig.instanceWeight = weight
+	fig.instanceWeight, fig.typeParts = weight, ts.total
 	if why != "" {
 		if fset.Position(pos).Filename != p.MainName {
 			pos = f.Name.Pos() // not expected: the trusted files' roots are small
@@ -141,6 +152,16 @@ type noImporter struct{}
 
 func (noImporter) Import(path string) (*types.Package, error) {
 	return nil, fmt.Errorf("%s: not available", path)
+}
+
+// typesWhy explains a refusal for types too large: one type argument of
+// n parts, or (n = 0) all of them.
+func typesWhy(n int64) string {
+	what := "the types of your file, spelled out in full, pass %[2]d parts in all here"
+	if n > 0 {
+		what = "this instantiates generic code with a type argument of %[1]d parts, spelled out in full, and types may have at most %[2]d in all"
+	}
+	return fmt.Sprintf(what+" (the compiler names each type by its whole spelling; [1][1]…[1]int nested 500 deep is 500 types of 125,750 parts in all), and compiling names that long would need more memory than a build is allowed", n, maxTypeParts)
 }
 
 // lookup opens the archive of an import, for its export data.
@@ -183,16 +204,15 @@ func addSat(a, b int64) int64 {
 // the one before) and every use of a constant outside constant
 // declarations (where the compiler spells it out as data). Names are not
 // resolved: a name stands for the longest constant of that name, which
-// can only overstate. It returns the total, the largest single value
-// and where it is, or where the total passes the limit.
-func constStrings(f *ast.File, imp types.Importer) (pos token.Pos, largest, total int64) {
+// can only overstate. It returns the total, and the first value over the
+// limit and where it is, or else where the total passes the limit.
+func constStrings(f *ast.File, imp types.Importer) (pos token.Pos, first, total int64) {
 	type spec struct {
 		name *ast.Ident
 		val  ast.Expr
 	}
 	var specs []spec
 	byName := map[string][]ast.Expr{}
-	inConst := map[*ast.Ident]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		d, ok := n.(*ast.GenDecl)
 		if !ok || d.Tok != token.CONST {
@@ -205,7 +225,6 @@ func constStrings(f *ast.File, imp types.Importer) (pos token.Pos, largest, tota
 				last = vs.Values
 			}
 			for i, name := range vs.Names {
-				inConst[name] = true
 				if i < len(last) && name.Name != "_" {
 					byName[name.Name] = append(byName[name.Name], last[i])
 				}
@@ -283,25 +302,17 @@ func constStrings(f *ast.File, imp types.Importer) (pos token.Pos, largest, tota
 		memo[name] = n
 		return n
 	}
-	add := func(at token.Pos, n int64) {
-		if n > largest {
-			largest = n
-			if n > maxConstStringBytes {
-				pos = at
-			}
-		}
-		old := total
-		total = addSat(total, n)
-		if old <= maxConstStringBytes && total > maxConstStringBytes && largest <= maxConstStringBytes {
-			pos = at
-		}
+	type use struct {
+		at token.Pos
+		n  int64
 	}
+	var uses []use
 	for _, s := range specs {
-		add(s.name.Pos(), exprLen(s.val))
+		uses = append(uses, use{s.name.Pos(), exprLen(s.val)})
 	}
-	// Uses outside constant declarations (a field or method name after a
-	// dot is no use of a constant).
-	sel := map[*ast.Ident]bool{}
+	// Uses outside constant declarations: not a name after a dot, nor one
+	// being declared.
+	not := map[*ast.Ident]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.GenDecl:
@@ -309,24 +320,48 @@ func constStrings(f *ast.File, imp types.Importer) (pos token.Pos, largest, tota
 				return false
 			}
 		case *ast.SelectorExpr:
-			sel[n.Sel] = true
+			not[n.Sel] = true
+		case *ast.Field:
+			for _, id := range n.Names {
+				not[id] = true
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				not[id] = true
+			}
+		case *ast.TypeSpec:
+			not[n.Name] = true
+		case *ast.FuncDecl:
+			not[n.Name] = true
 		case *ast.Ident:
-			if !sel[n] && !inConst[n] && len(byName[n.Name]) > 0 {
-				add(n.Pos(), nameLen(n.Name))
+			if !not[n] && len(byName[n.Name]) > 0 {
+				uses = append(uses, use{n.Pos(), nameLen(n.Name)})
 			}
 		}
 		return true
 	})
-	return pos, largest, total
+	// In the order of the source, so that "here" is where a reader adding
+	// them up would pass the limit.
+	slices.SortStableFunc(uses, func(a, b use) int { return int(a.at) - int(b.at) })
+	for _, u := range uses {
+		total = addSat(total, u.n)
+		if first == 0 && u.n > maxConstStringBytes {
+			pos, first = u.at, u.n
+		}
+		if pos == token.NoPos && total > maxConstStringBytes {
+			pos = u.at
+		}
+	}
+	return pos, first, total
 }
 
 // literalBytes measures the storage of f's composite literals: an array
 // or struct literal by its type's size, a slice literal by its length
 // (its highest index, with keys) times its element's size. A literal
 // inside an array or struct literal is part of its storage, and counted
-// there. It returns the total, the largest and where it is, or where
-// the total passes the limit.
-func literalBytes(f *ast.File, info *types.Info, sizes types.Sizes) (pos token.Pos, largest, total int64) {
+// there. It returns the total, and the first literal over the limit and
+// where it is, or else where the total passes the limit.
+func literalBytes(f *ast.File, info *types.Info, sizes types.Sizes) (pos token.Pos, first, total int64) {
 	// visit counts the literals in n; a literal that is n itself, stored
 	// within its parent's storage (inline), was counted with the parent.
 	var visit func(n ast.Node, inline bool)
@@ -340,15 +375,11 @@ func literalBytes(f *ast.File, info *types.Info, sizes types.Sizes) (pos token.P
 			if inline && kept && x == n {
 				size = 0
 			}
-			if size > largest {
-				largest = size
-				if size > maxLiteralBytes {
-					pos = lit.Pos()
-				}
-			}
-			old := total
 			total = addSat(total, size)
-			if old <= maxLiteralBytes && total > maxLiteralBytes && largest <= maxLiteralBytes {
+			if first == 0 && size > maxLiteralBytes {
+				pos, first = lit.Pos(), size
+			}
+			if pos == token.NoPos && total > maxLiteralBytes {
 				pos = lit.Pos()
 			}
 			for _, e := range lit.Elts {
@@ -362,7 +393,7 @@ func literalBytes(f *ast.File, info *types.Info, sizes types.Sizes) (pos token.P
 		})
 	}
 	visit(f, false)
-	return pos, largest, total
+	return pos, first, total
 }
 
 // litSize is the storage of one composite literal, and whether literals
@@ -411,6 +442,7 @@ func litSize(lit *ast.CompositeLit, info *types.Info, sizes types.Sizes) (int64,
 type instances struct {
 	fset    *token.FileSet
 	info    *types.Info
+	types   *typeSizes
 	decls   map[types.Object]*declInfo // generic declarations of the package
 	methods map[*types.TypeName][]*types.Func
 	roots   []edge
@@ -429,8 +461,8 @@ type edge struct {
 	pos  token.Pos
 }
 
-func newInstances(fset *token.FileSet, files []*ast.File, info *types.Info) *instances {
-	g := &instances{fset: fset, info: info, decls: map[types.Object]*declInfo{}, methods: map[*types.TypeName][]*types.Func{}}
+func newInstances(fset *token.FileSet, files []*ast.File, info *types.Info, ts *typeSizes) *instances {
+	g := &instances{fset: fset, info: info, types: ts, decls: map[types.Object]*declInfo{}, methods: map[*types.TypeName][]*types.Func{}}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -495,7 +527,9 @@ func recvTypeName(sig *types.Signature) *types.TypeName {
 func (g *instances) add(obj types.Object, params *types.TypeParamList, n ast.Node) {
 	d := &declInfo{params: params}
 	ast.Inspect(n, func(n ast.Node) bool {
-		d.weight++
+		if n != nil {
+			d.weight++
+		}
 		id, ok := n.(*ast.Ident)
 		if !ok {
 			return true
@@ -538,21 +572,33 @@ func (g *instances) expand() (token.Pos, string, int) {
 		e    edge
 		root token.Pos
 	}
+	// Root by root in the order of the source, so that the one blamed is
+	// where the total passes the limit.
 	var queue []item
-	for _, r := range g.roots {
-		queue = append(queue, item{r, r.pos})
-	}
-	for len(queue) > 0 {
+	for next := 0; len(queue) > 0 || next < len(g.roots); {
+		if len(queue) == 0 {
+			queue = append(queue, item{g.roots[next], g.roots[next].pos})
+			next++
+		}
 		it := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		key, ok := genericKey(it.e)
-		if !ok {
-			return it.root, fmt.Sprintf("this instantiates %s with type arguments of more than %d parts; generic code may not build types that large", it.e.obj.Name(), maxTypeArgNodes), weight
+		// Measured before they are spelled out for the key.
+		for _, a := range it.e.args {
+			if g.types.of(a) > maxTypeParts {
+				return it.root, typesWhy(g.types.of(a)), weight
+			}
 		}
+		key := genericKey(it.e)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
+		for _, a := range it.e.args {
+			g.types.count(a)
+		}
+		if g.types.total > maxTypeParts {
+			return it.root, typesWhy(0), weight
+		}
 		d := g.decls[it.e.obj]
 		if d == nil {
 			weight += importedInstanceWeight
@@ -593,15 +639,8 @@ func trim(s string, n int) string {
 	return s
 }
 
-// genericKey names an instance, or fails when its type arguments are too
-// large to name.
-func genericKey(e edge) (string, bool) {
-	budget := maxTypeArgNodes
-	for _, a := range e.args {
-		if !typeNodes(a, &budget) {
-			return "", false
-		}
-	}
+// genericKey names an instance.
+func genericKey(e edge) string {
 	var b strings.Builder
 	if pkg := e.obj.Pkg(); pkg != nil {
 		b.WriteString(pkg.Path() + ".")
@@ -619,52 +658,121 @@ func genericKey(e edge) (string, bool) {
 		b.WriteString(types.TypeString(a, nil))
 	}
 	b.WriteString("]")
-	return b.String(), true
+	return b.String()
 }
 
-// typeNodes counts t as a tree (a type argument may share parts, which
-// its name spells out each time) against budget, and reports whether it
-// fit.
-func typeNodes(t types.Type, budget *int) bool {
-	*budget--
-	if *budget < 0 {
-		return false
+// typeSizes measures types in parts, as the compiler spells them: a
+// type's size is one plus its components' (a defined type's components
+// are its type arguments, not its underlying type, which its name stands
+// for). Sizes are kept by identity, so a type that shares its parts is
+// measured in time linear in its distinct parts, however long its
+// spelling; they saturate.
+type typeSizes struct {
+	size    map[types.Type]int64
+	counted map[types.Type]bool
+	total   int64 // the sizes of the distinct types counted
+}
+
+func newTypeSizes() *typeSizes {
+	return &typeSizes{size: map[types.Type]int64{}, counted: map[types.Type]bool{}}
+}
+
+// of is the size of t.
+func (ts *typeSizes) of(t types.Type) int64 {
+	if n, ok := ts.size[t]; ok {
+		return n
 	}
+	n := int64(1)
+	for _, c := range typeParts(t) {
+		n = addSat(n, ts.of(c))
+	}
+	ts.size[t] = n
+	return n
+}
+
+// count adds t, and each of its components, to the total, once each.
+func (ts *typeSizes) count(t types.Type) {
+	if t == nil || ts.counted[t] {
+		return
+	}
+	ts.counted[t] = true
+	ts.total = addSat(ts.total, ts.of(t))
+	for _, c := range typeParts(t) {
+		ts.count(c)
+	}
+}
+
+// typeParts are the types t's spelling is made of.
+func typeParts(t types.Type) []types.Type {
 	switch t := t.(type) {
 	case *types.Pointer:
-		return typeNodes(t.Elem(), budget)
+		return []types.Type{t.Elem()}
 	case *types.Slice:
-		return typeNodes(t.Elem(), budget)
+		return []types.Type{t.Elem()}
 	case *types.Array:
-		return typeNodes(t.Elem(), budget)
+		return []types.Type{t.Elem()}
 	case *types.Chan:
-		return typeNodes(t.Elem(), budget)
+		return []types.Type{t.Elem()}
 	case *types.Map:
-		return typeNodes(t.Key(), budget) && typeNodes(t.Elem(), budget)
+		return []types.Type{t.Key(), t.Elem()}
 	case *types.Struct:
-		for i := 0; i < t.NumFields(); i++ {
-			if !typeNodes(t.Field(i).Type(), budget) {
-				return false
-			}
+		out := make([]types.Type, t.NumFields())
+		for i := range out {
+			out[i] = t.Field(i).Type()
 		}
+		return out
 	case *types.Signature:
-		return typeNodes(t.Params(), budget) && typeNodes(t.Results(), budget)
-	case *types.Tuple:
-		for i := 0; i < t.Len(); i++ {
-			if !typeNodes(t.At(i).Type(), budget) {
-				return false
+		var out []types.Type
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := 0; i < tup.Len(); i++ {
+				out = append(out, tup.At(i).Type())
 			}
 		}
+		return out
+	case *types.Interface:
+		var out []types.Type
+		for i := 0; i < t.NumExplicitMethods(); i++ {
+			out = append(out, t.ExplicitMethod(i).Type())
+		}
+		for i := 0; i < t.NumEmbeddeds(); i++ {
+			out = append(out, t.EmbeddedType(i))
+		}
+		return out
 	case *types.Named:
-		for i := 0; i < t.TypeArgs().Len(); i++ {
-			if !typeNodes(t.TypeArgs().At(i), budget) {
-				return false
-			}
+		out := make([]types.Type, t.TypeArgs().Len())
+		for i := range out {
+			out[i] = t.TypeArgs().At(i)
 		}
+		return out
 	case *types.Alias:
-		return typeNodes(types.Unalias(t), budget)
+		return []types.Type{types.Unalias(t)}
 	}
-	return true
+	return nil
+}
+
+// sourceTypes counts the types of the expressions and type expressions
+// of the file name, in the order of the source. It returns where the
+// total passes maxTypeParts, if it does.
+func sourceTypes(fset *token.FileSet, info *types.Info, name string, ts *typeSizes) token.Pos {
+	var exprs []ast.Expr
+	for e, tv := range info.Types {
+		if tv.Type != nil && fset.Position(e.Pos()).Filename == name {
+			exprs = append(exprs, e)
+		}
+	}
+	slices.SortFunc(exprs, func(a, b ast.Expr) int {
+		if a.Pos() != b.Pos() {
+			return int(a.Pos()) - int(b.Pos())
+		}
+		return int(a.End()) - int(b.End())
+	})
+	for _, e := range exprs {
+		ts.count(info.Types[e].Type)
+		if ts.total > maxTypeParts {
+			return e.Pos()
+		}
+	}
+	return token.NoPos
 }
 
 // subst replaces the type parameters of m in t. Kinds of type it does not
