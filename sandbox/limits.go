@@ -52,8 +52,16 @@ const (
 // checked with the other Go files of its package (others, trusted) and
 // imports read from the export data lookup finds (nil: none resolve). It
 // returns the learner's diagnostics, or nil.
-func checkSource(p Program, others map[string][]byte, lookup importer.Lookup) []Diagnostic {
-	diags, _ := measureSource(p, others, lookup)
+func checkSource(p Program, others map[string][]byte, lookup importer.Lookup) (diags []Diagnostic) {
+	// It runs in the judge's process on a stranger's file: should go/types
+	// or the walk panic, the build goes on as unchecked, under the net,
+	// rather than take the judge down.
+	defer func() {
+		if recover() != nil {
+			diags = nil
+		}
+	}()
+	diags, _ = measureSource(p, others, lookup)
 	return diags
 }
 
