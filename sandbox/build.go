@@ -439,7 +439,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		if err != nil {
 			return res, err
 		}
-		return b.readModule(out, res)
+		return b.readModule(out, res, lim)
 	}
 	out := filepath.Join(tmp, "module.wasm")
 	args := append(append([]string{"build", "-buildmode=c-shared"}, buildFlags...), "-o", out, p.Package)
@@ -462,14 +462,19 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		}
 		return res, &BuildError{Diagnostics: diags}
 	}
-	return b.readModule(out, res)
+	return b.readModule(out, res, lim)
 }
 
 // readModule reads a built module and refuses one too large to run.
-func (b *Builder) readModule(out string, res buildResult) (buildResult, error) {
+func (b *Builder) readModule(out string, res buildResult, lim BuildLimits) (buildResult, error) {
 	wasm, err := os.ReadFile(out)
 	if err != nil {
 		return res, err
+	}
+	// The linker does not notice RLIMIT_FSIZE: it ends with success and a
+	// module cut at the limit. That is the net firing, not a module.
+	if lim.FileBytes > 0 && int64(len(wasm)) >= lim.FileBytes {
+		return res, &BusyError{Wall: res.wall, Limit: sizeString(lim.FileBytes) + " of output"}
 	}
 	if len(wasm) > maxModuleBytes {
 		return res, &BuildError{Message: fmt.Sprintf("the compiled module is %d MiB; the limit is %d MiB", len(wasm)>>20, maxModuleBytes>>20)}

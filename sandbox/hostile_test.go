@@ -369,3 +369,21 @@ func TestGoCommandTelemetryOff(t *testing.T) {
 		t.Errorf("the go command's telemetry is %q", got)
 	}
 }
+
+// The linker does not notice its file-size limit: it exits with success
+// and a module cut at the limit. That is the net, not a module to run
+// (nor one to cache).
+func TestLinkCutByFileLimitIsBusy(t *testing.T) {
+	b, root := testBuilder(t)
+	lim := DefaultBuildLimits()
+	lim.FileBytes = 1 << 20 // a module of fmt and json is larger
+	src := []byte("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n)\n\nvar (\n\t_ = json.Marshal\n\t_ = fmt.Sprint\n)\n")
+	res, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
+	var busy *BusyError
+	if !errors.As(err, &busy) || res.wasm != nil {
+		t.Fatalf("got a module of %d bytes and %T %v, want a *BusyError", len(res.wasm), err, err)
+	}
+	if !strings.Contains(err.Error(), "1 MiB of output") {
+		t.Errorf("error %q does not name the limit", err)
+	}
+}
