@@ -184,3 +184,31 @@ func TestBuildNetIsNotJudgedAndNotCached(t *testing.T) {
 		t.Fatalf("judged again: %s (cached %v), want accepted, judged anew", v.Outcome, v.Timings.Cached)
 	}
 }
+
+// A kernel limit on a build is a net too: whether it fires depends on
+// when the compiler's collector ran, so the code is never charged with
+// it. Here the module is larger than the build may write: not_judged,
+// not cached, and judged for real the next time.
+func TestBuildKernelLimitIsNotJudgedAndNotCached(t *testing.T) {
+	engine(t) // skips with -short
+	ex := exercise171(t)
+	eng, err := NewEngine(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if err := eng.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	code := append(append([]byte(nil), ex.Solution...), "\n// a new file, so no build is cached\n"...)
+	sub := Submission{Exercise: ex, Code: code, FileName: "mine.go", Mode: verdict.ModeRun}
+	eng.builder.Limits.FileBytes = 1 << 20
+	v := eng.Judge(context.Background(), sub)
+	if v.Outcome != verdict.OutcomeNotJudged || len(v.Tests) != 0 {
+		t.Fatalf("build past a kernel limit: %s (%s), want not_judged with no tests", v.Outcome, v.Message)
+	}
+	eng.builder.Limits = sandbox.DefaultBuildLimits()
+	if v := eng.Judge(context.Background(), sub); v.Outcome != verdict.OutcomeAccepted || v.Timings.Cached {
+		t.Fatalf("judged again: %s (cached %v), want accepted, judged anew", v.Outcome, v.Timings.Cached)
+	}
+}

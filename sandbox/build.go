@@ -21,9 +21,11 @@ import (
 )
 
 // What one learner's build may use. The kernel enforces the first three
-// on every process of the build (go, compile, link), so a compile bomb
-// ends on its own resource use, the same on an idle machine and a busy
-// one. Figures and how they were measured: RATIONALE.md, "Builds".
+// on every process of the build (go, compile, link). They are a net, like
+// the wall clock: how much memory a compiler holds when it is stopped
+// depends on when its collector ran, so a build they end is a BusyError,
+// never the program's verdict. What decides a build is checked on the
+// source first (limits.go). Figures: RATIONALE.md, "Builds".
 const (
 	// maxBuildCPU is RLIMIT_CPU per process: a warm build of a learner's
 	// file takes under 2 s of CPU, the largest cold standard-library
@@ -63,14 +65,12 @@ const MaxSourceBytes = 64 << 10
 // BuildLimits bound one build. Zero fields are unbounded.
 type BuildLimits struct {
 	// CPU is the CPU time each process of the build may use, enforced by
-	// the kernel (RLIMIT_CPU, then SIGKILL). A build stopped by it is the
-	// program's *BuildError.
+	// the kernel (RLIMIT_CPU, then SIGKILL).
 	CPU time.Duration
-	// MemoryBytes is each process's data memory (RLIMIT_DATA); running
-	// out is the program's *BuildError.
+	// MemoryBytes is each process's data memory (RLIMIT_DATA).
 	MemoryBytes int64
-	// FileBytes is the size of any file a process writes (RLIMIT_FSIZE);
-	// exceeding it is the program's *BuildError.
+	// FileBytes is the size of any file a process writes (RLIMIT_FSIZE).
+	// A build any of these three ends is a *BusyError: a net, like Wall.
 	FileBytes int64
 	// Wall is the real-time net. When it (or the caller's deadline) ends
 	// a build first, the result is a *BusyError: the machine was slow,
@@ -121,8 +121,8 @@ func (d Diagnostic) String() string {
 }
 
 // BuildError is a build that failed because of the program: a compile or
-// link error, a refused import or directive, a source too large, a build
-// stopped by its CPU, memory or file-size limit. Judge it compile_error;
+// link error, a refused import or directive, a source too large or past a
+// limit checked on the source (limits.go). Judge it compile_error;
 // the same source always fails the same way, so it may be cached.
 type BuildError struct {
 	Diagnostics []Diagnostic
@@ -145,17 +145,22 @@ func (e *BuildError) Error() string {
 	return b.String()
 }
 
-// BusyError is a build that did not finish for reasons outside the
-// program: the wall-clock net or the caller's deadline fired first
-// (before any kernel limit decided), because the machine was busy or
-// the build waited too long for its turn. Judge it not_judged: never
-// cache it, never charge it, try again later. It wraps
-// context.DeadlineExceeded.
+// BusyError is a build that a net stopped, not the program's own limits:
+// the wall clock or the caller's deadline (the machine was busy, or the
+// build waited too long for its turn), or a kernel limit on CPU, memory
+// or file size that the checks on the source did not foresee, where
+// whether it fires depends on the compiler's collector and so on the
+// load. Judge it not_judged: never cache it, never charge it, try again
+// later. It wraps context.DeadlineExceeded.
 type BusyError struct {
-	Wall time.Duration // real time spent, waiting included
+	Wall  time.Duration // real time spent, waiting included
+	Limit string        // the kernel limit that fired, or "" for the clock
 }
 
 func (e *BusyError) Error() string {
+	if e.Limit != "" {
+		return fmt.Sprintf("the build was stopped by the judge's safety net after %v: it needed more than %s, which the checks on the source did not foresee (not a verdict on the program)", e.Wall.Round(time.Second), e.Limit)
+	}
 	return fmt.Sprintf("the build was stopped after %v of real time, before it finished: the machine is too busy (not a fault of the program)", e.Wall.Round(time.Second))
 }
 
@@ -191,6 +196,9 @@ type Builder struct {
 
 	kitMu sync.Mutex
 	kits  map[string]*kit
+
+	// noSourceLimits lets tests reach the kernel's limits with a bomb.
+	noSourceLimits bool
 
 	linker     atomic.Pointer[string] // WarmLinker's, or nil for the toolchain's
 	linkerSoon atomic.Pointer[string] // WarmLinker's, being built by another process
@@ -385,6 +393,12 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		files[name] = data
 	}
 	direct := b.directOK(p)
+	if !direct && !b.noSourceLimits {
+		// Without the kit, imports do not resolve: the checks see less.
+		if diags := checkSource(p, otherGoFiles(p, nil), nil); diags != nil {
+			return buildResult{wall: time.Since(start)}, &BuildError{Diagnostics: diags}
+		}
+	}
 	var names []string
 	if direct {
 		// The compiler reads only the package built: the trusted
@@ -418,7 +432,7 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		if err != nil {
 			return res, err
 		}
-		return b.readModule(out, res)
+		return b.readModule(out, res, lim)
 	}
 	out := filepath.Join(tmp, "module.wasm")
 	args := append(append([]string{"build", "-buildmode=c-shared"}, buildFlags...), "-o", out, p.Package)
@@ -441,14 +455,19 @@ func (b *Builder) buildIn(ctx context.Context, p Program, lim BuildLimits, root 
 		}
 		return res, &BuildError{Diagnostics: diags}
 	}
-	return b.readModule(out, res)
+	return b.readModule(out, res, lim)
 }
 
 // readModule reads a built module and refuses one too large to run.
-func (b *Builder) readModule(out string, res buildResult) (buildResult, error) {
+func (b *Builder) readModule(out string, res buildResult, lim BuildLimits) (buildResult, error) {
 	wasm, err := os.ReadFile(out)
 	if err != nil {
 		return res, err
+	}
+	// The linker does not notice RLIMIT_FSIZE: it ends with success and a
+	// module cut at the limit. That is the net firing, not a module.
+	if lim.FileBytes > 0 && int64(len(wasm)) >= lim.FileBytes {
+		return res, &BusyError{Wall: res.wall, Limit: sizeString(lim.FileBytes) + " of output"}
 	}
 	if len(wasm) > maxModuleBytes {
 		return res, &BuildError{Message: fmt.Sprintf("the compiled module is %d MiB; the limit is %d MiB", len(wasm)>>20, maxModuleBytes>>20)}
@@ -507,6 +526,7 @@ type runResult struct {
 	err      error // nil, *exec.ExitError, *BusyError, a cancellation or a host error
 	stderr   string
 	cpu      time.Duration
+	wall     time.Duration
 	maxRSS   int64
 	signaled bool // the go command itself was killed
 }
@@ -560,7 +580,7 @@ func (b *Builder) runTool(ctx context.Context, dir, tmp, bin string, args []stri
 	waitExited(pid)
 	endGroup(pid)
 	err := cmd.Wait()
-	r := runResult{err: err, stderr: stderr.String()}
+	r := runResult{err: err, stderr: stderr.String(), wall: time.Since(start)}
 	if ps := cmd.ProcessState; ps != nil {
 		r.cpu = ps.UserTime() + ps.SystemTime()
 		r.maxRSS = maxRSSBytes(ps)
@@ -591,8 +611,8 @@ func telemetryOff(home string) error {
 	return os.WriteFile(filepath.Join(dir, "mode"), []byte("off"), 0o600)
 }
 
-// limitError explains a build that a kernel limit ended, as the
-// program's error, or returns nil. Only lines of the toolchain's own
+// limitError explains a build that a kernel limit ended, as a net that
+// fired (*BusyError), or returns nil. Only lines of the toolchain's own
 // (never a diagnostic, which starts with a file position the program's
 // text follows) are read, so a program cannot fake one.
 func limitError(r runResult, lim BuildLimits) error {
@@ -620,13 +640,13 @@ func limitError(r runResult, lim BuildLimits) error {
 	}
 	switch {
 	case memory && lim.MemoryBytes > 0:
-		return &BuildError{Message: fmt.Sprintf("compiling your file needed more than %s of memory: a compile bomb?", sizeString(lim.MemoryBytes))}
+		return &BusyError{Wall: r.wall, Limit: sizeString(lim.MemoryBytes) + " of memory"}
 	case file && lim.FileBytes > 0:
-		return &BuildError{Message: fmt.Sprintf("compiling your file produced more than %s of output: a compile bomb?", sizeString(lim.FileBytes))}
+		return &BusyError{Wall: r.wall, Limit: sizeString(lim.FileBytes) + " of output"}
 	// The kernel checks RLIMIT_CPU on its clock tick and the accounting
 	// rounds, so a process it killed may show a little under the limit.
 	case killed && lim.CPU > 0 && r.cpu >= lim.CPU-lim.CPU/10:
-		return &BuildError{Message: fmt.Sprintf("compiling your file needed more than %v of CPU time: a compile bomb?", lim.CPU)}
+		return &BusyError{Wall: r.wall, Limit: lim.CPU.String() + " of CPU time"}
 	}
 	return nil
 }

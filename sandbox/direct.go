@@ -402,6 +402,11 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 		}
 		return "", fmt.Errorf("sandbox: the judge's own files import what cannot be built: %v", why)
 	}
+	if !b.noSourceLimits {
+		if diags := checkSource(p, otherGoFiles(p, names), k.lookup); diags != nil {
+			return "", &BuildError{Diagnostics: diags}
+		}
+	}
 	compileCfg := filepath.Join(tmp, "importcfg")
 	linkCfg := filepath.Join(tmp, "importcfg.link")
 	if err := k.importcfg(compileCfg, imports); err != nil {
@@ -538,6 +543,23 @@ func (b *Builder) stepError(r runResult, lim BuildLimits, dir, tmp string, p Pro
 		return &BuildError{Message: "your program could not be built: " + msg}
 	}
 	return fmt.Errorf("sandbox: build failed: %s", firstLines(strings.ReplaceAll(r.stderr, tmp, "."), 20))
+}
+
+// otherGoFiles are the trusted Go files of the package built, as the
+// judge gave them: names (mainFiles) when known, else every Go file in
+// the untrusted file's folder.
+func otherGoFiles(p Program, names []string) map[string][]byte {
+	out := map[string][]byte{}
+	dir := path.Dir(p.MainPath)
+	for name, data := range p.Files {
+		if name == p.MainPath || path.Dir(name) != dir || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if names == nil || slices.Contains(names, name) {
+			out[name] = data
+		}
+	}
+	return out
 }
 
 var goLineRE = regexp.MustCompile(`(?m)^go\s+(\d+\.\d+)(?:\.\d+)?\s*$`)

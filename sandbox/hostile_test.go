@@ -18,8 +18,10 @@ import (
 
 // Hostile files: each testdata/hostile/*.txtar is a learner's file and
 // what its build must end in ("want": error build|busy|none, message and
-// diagnostic substrings, and which limits apply). Every build, whatever
-// its end, must leave no process behind and stay within its memory.
+// diagnostic substrings, which limits apply, and "net: only" to build
+// without the source limits, so that a bomb reaches the kernel's).
+// Every build, whatever its end, must leave no process behind and stay
+// within its memory.
 
 // hostileLimits are tighter than the defaults so that bombs end in
 // seconds; "cpu", "memory" and "file" loosen the others so that the named
@@ -103,26 +105,11 @@ func TestHostileFiles(t *testing.T) {
 		t.Fatal("no fixtures")
 	}
 	b, _ := testBuilder(t)
+	nb := netBuilder(t)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
 			t.Parallel()
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want, src []byte
-			for _, file := range ar.Files {
-				if file.Name == "want" {
-					want = file.Data
-				} else {
-					src = file.Data
-				}
-			}
-			wants := map[string][]string{}
-			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
-				k, v, _ := strings.Cut(line, ": ")
-				wants[k] = append(wants[k], v)
-			}
+			src, wants := readFixture(t, f)
 			kind := ""
 			if l := wants["limits"]; len(l) > 0 {
 				kind = l[0]
@@ -132,47 +119,81 @@ func TestHostileFiles(t *testing.T) {
 			// see each other's processes.
 			root := t.TempDir()
 			start := time.Now()
+			b := b
+			if n := wants["net"]; len(n) > 0 && n[0] == "only" {
+				b = nb
+			}
 			res, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
 			t.Logf("%v wall, %v CPU, %d MiB peak RSS: %v", time.Since(start).Round(time.Millisecond), res.cpu.Round(time.Millisecond), res.maxRSS>>20, firstLines(errString(err), 3))
 			assertNothingLeft(t, root)
 			if max := lim.MemoryBytes + 256<<20; res.maxRSS > max {
 				t.Errorf("peak RSS %d MiB, over %d MiB", res.maxRSS>>20, max>>20)
 			}
-			var be *BuildError
-			var busy *BusyError
-			switch e := wants["error"]; {
-			case len(e) == 0:
-				t.Fatal("no error: line in want")
-			case e[0] == "none":
-				if err != nil {
-					t.Fatalf("build failed: %v", err)
-				}
-			case e[0] == "build":
-				if !errors.As(err, &be) {
-					t.Fatalf("got %T %v, want a *BuildError", err, err)
-				}
-			case e[0] == "busy":
-				if !errors.As(err, &busy) {
-					t.Fatalf("got %T %v, want a *BusyError", err, err)
-				}
-			}
-			for _, m := range wants["message"] {
-				if !strings.Contains(errString(err), m) {
-					t.Errorf("error %q lacks %q", errString(err), m)
-				}
-			}
-			for _, d := range wants["diagnostic"] {
-				found := false
-				if be != nil {
-					for _, got := range be.Diagnostics {
-						found = found || strings.Contains(got.String(), d)
-					}
-				}
-				if !found {
-					t.Errorf("no diagnostic %q in %v", d, err)
-				}
-			}
+			checkVerdict(t, err, wants)
 		})
+	}
+}
+
+// readFixture reads a learner's file and its "want" lines, by key.
+func readFixture(t *testing.T, f string) ([]byte, map[string][]string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, src []byte
+	for _, file := range ar.Files {
+		if file.Name == "want" {
+			want = file.Data
+		} else {
+			src = file.Data
+		}
+	}
+	wants := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		wants[k] = append(wants[k], v)
+	}
+	return src, wants
+}
+
+// checkVerdict fails t unless err is what wants says: its kind ("error":
+// none, build or busy), and message and diagnostic substrings.
+func checkVerdict(t *testing.T, err error, wants map[string][]string) {
+	t.Helper()
+	var be *BuildError
+	var busy *BusyError
+	switch e := wants["error"]; {
+	case len(e) == 0:
+		t.Fatal("no error: line in want")
+	case e[0] == "none":
+		if err != nil {
+			t.Fatalf("build failed: %v", err)
+		}
+	case e[0] == "build":
+		if !errors.As(err, &be) {
+			t.Fatalf("got %T %v, want a *BuildError", err, err)
+		}
+	case e[0] == "busy":
+		if !errors.As(err, &busy) {
+			t.Fatalf("got %T %v, want a *BusyError", err, err)
+		}
+	}
+	for _, m := range wants["message"] {
+		if !strings.Contains(errString(err), m) {
+			t.Errorf("error %q lacks %q", errString(err), m)
+		}
+	}
+	for _, d := range wants["diagnostic"] {
+		found := false
+		if be != nil {
+			for _, got := range be.Diagnostics {
+				found = found || strings.Contains(got.String(), d)
+			}
+		}
+		if !found {
+			t.Errorf("no diagnostic %q in %v", d, err)
+		}
 	}
 }
 
@@ -183,10 +204,19 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// netBuilder is a testBuilder without the source limits, so that a
+// compile bomb runs into the kernel's limits, the net.
+func netBuilder(t *testing.T) *Builder {
+	t.Helper()
+	b, _ := testBuilder(t)
+	b.noSourceLimits = true
+	return b
+}
+
 // The wall-clock net is the machine's fault, never the program's: a build
 // it stops is a *BusyError, and nothing of it is left running.
 func TestWallNetIsBusyNotBuildError(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := netBuilder(t), t.TempDir()
 	src := chainSource(t)
 	lim := hostileLimits("cpu")
 	lim.CPU, lim.Wall = 60*time.Second, time.Second
@@ -205,7 +235,7 @@ func TestWallNetIsBusyNotBuildError(t *testing.T) {
 // A caller that gives up ends the build at once; its error is the
 // caller's (context.Canceled), not the program's.
 func TestCancelledBuildEndsItsProcesses(t *testing.T) {
-	b, root := testBuilder(t)
+	b, root := netBuilder(t), t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
 	_, err := b.buildIn(ctx, hostileProgram(chainSource(t)), hostileLimits("cpu"), root)
@@ -337,5 +367,23 @@ func TestGoCommandTelemetryOff(t *testing.T) {
 	}
 	if got := strings.TrimSpace(out.String()); got != "off" {
 		t.Errorf("the go command's telemetry is %q", got)
+	}
+}
+
+// The linker does not notice its file-size limit: it exits with success
+// and a module cut at the limit. That is the net, not a module to run
+// (nor one to cache).
+func TestLinkCutByFileLimitIsBusy(t *testing.T) {
+	b, root := testBuilder(t)
+	lim := DefaultBuildLimits()
+	lim.FileBytes = 1 << 20 // a module of fmt and json is larger
+	src := []byte("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n)\n\nvar (\n\t_ = json.Marshal\n\t_ = fmt.Sprint\n)\n")
+	res, err := b.buildIn(context.Background(), hostileProgram(src), lim, root)
+	var busy *BusyError
+	if !errors.As(err, &busy) || res.wasm != nil {
+		t.Fatalf("got a module of %d bytes and %T %v, want a *BusyError", len(res.wasm), err, err)
+	}
+	if !strings.Contains(err.Error(), "1 MiB of output") {
+		t.Errorf("error %q does not name the limit", err)
 	}
 }
