@@ -4,9 +4,11 @@
 // It knows nothing of Kubernetes. A Program is a set of files laid out as a
 // Go module, one of them untrusted; Build turns it into a module with the
 // installed toolchain (GOOS=wasip1, -buildmode=c-shared, no network, a
-// deadline). A Runtime compiles modules once, caches them by content, and
-// instantiates them with no filesystem, environment, arguments or network, a
-// memory cap, a deadline on every call, and captured, capped output. The
+// deadline). A Runtime meters every module it compiles (a step at every
+// function entry and loop header, meter.go), caches them by content, and
+// instantiates them with no filesystem, environment, arguments or network,
+// a budget of steps per call, a memory cap, virtual time, a deadline on
+// every call as a net, and captured, capped output. The
 // module reaches its host only through two imports, routed to a Host:
 //
 //	ctrljudge.call(op, msg, msgLen, buf, bufCap) -> replyLen
