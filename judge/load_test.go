@@ -158,57 +158,39 @@ func sameVerdict(t *testing.T, idle, loaded *verdict.Verdict) {
 	}
 }
 
-// When a wall-clock net stops the build, the machine was too busy, not the
-// code wrong: the verdict is not_judged, and it is not cached, so the next
-// attempt is judged for real.
-func TestBuildNetIsNotJudgedAndNotCached(t *testing.T) {
+// When a net stops the build, the machine was too busy, not the code
+// wrong: the verdict is not_judged, and it is not cached, so the next
+// attempt is judged for real. The nets are the wall clock and the
+// kernel's limits; whether a kernel limit fires depends on when the
+// compiler's collector ran, so the code is never charged with it. Here
+// the module is larger than the build may write.
+func TestBuildNetsAreNotJudgedAndNotCached(t *testing.T) {
 	engine(t) // skips with -short
 	ex := exercise171(t)
-	eng, err := NewEngine(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	if err := eng.Warm(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	code := append(append([]byte(nil), ex.Solution...), "\n// a new file, so no build is cached\n"...)
-	sub := Submission{Exercise: ex, Code: code, FileName: "mine.go", Mode: verdict.ModeRun}
-	eng.builder.Limits.Wall = time.Millisecond
-	v := eng.Judge(context.Background(), sub)
-	if v.Outcome != verdict.OutcomeNotJudged || len(v.Tests) != 0 {
-		t.Fatalf("build past its net: %s (%s), want not_judged with no tests", v.Outcome, v.Message)
-	}
-	eng.builder.Limits = sandbox.DefaultBuildLimits()
-	if v := eng.Judge(context.Background(), sub); v.Outcome != verdict.OutcomeAccepted || v.Timings.Cached {
-		t.Fatalf("judged again: %s (cached %v), want accepted, judged anew", v.Outcome, v.Timings.Cached)
-	}
-}
-
-// A kernel limit on a build is a net too: whether it fires depends on
-// when the compiler's collector ran, so the code is never charged with
-// it. Here the module is larger than the build may write: not_judged,
-// not cached, and judged for real the next time.
-func TestBuildKernelLimitIsNotJudgedAndNotCached(t *testing.T) {
-	engine(t) // skips with -short
-	ex := exercise171(t)
-	eng, err := NewEngine(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	if err := eng.Warm(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	code := append(append([]byte(nil), ex.Solution...), "\n// a new file, so no build is cached\n"...)
-	sub := Submission{Exercise: ex, Code: code, FileName: "mine.go", Mode: verdict.ModeRun}
-	eng.builder.Limits.FileBytes = 1 << 20
-	v := eng.Judge(context.Background(), sub)
-	if v.Outcome != verdict.OutcomeNotJudged || len(v.Tests) != 0 {
-		t.Fatalf("build past a kernel limit: %s (%s), want not_judged with no tests", v.Outcome, v.Message)
-	}
-	eng.builder.Limits = sandbox.DefaultBuildLimits()
-	if v := eng.Judge(context.Background(), sub); v.Outcome != verdict.OutcomeAccepted || v.Timings.Cached {
-		t.Fatalf("judged again: %s (cached %v), want accepted, judged anew", v.Outcome, v.Timings.Cached)
+	for name, tighten := range map[string]func(*sandbox.BuildLimits){
+		"wall clock": func(l *sandbox.BuildLimits) { l.Wall = time.Millisecond },
+		"file size":  func(l *sandbox.BuildLimits) { l.FileBytes = 1 << 20 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			eng, err := NewEngine(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			if err := eng.Warm(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			code := append(append([]byte(nil), ex.Solution...), "\n// a new file, so no build is cached\n"...)
+			sub := Submission{Exercise: ex, Code: code, FileName: "mine.go", Mode: verdict.ModeRun}
+			tighten(&eng.builder.Limits)
+			v := eng.Judge(context.Background(), sub)
+			if v.Outcome != verdict.OutcomeNotJudged || len(v.Tests) != 0 {
+				t.Fatalf("build past its net: %s (%s), want not_judged with no tests", v.Outcome, v.Message)
+			}
+			eng.builder.Limits = sandbox.DefaultBuildLimits()
+			if v := eng.Judge(context.Background(), sub); v.Outcome != verdict.OutcomeAccepted || v.Timings.Cached {
+				t.Fatalf("judged again: %s (cached %v), want accepted, judged anew", v.Outcome, v.Timings.Cached)
+			}
+		})
 	}
 }

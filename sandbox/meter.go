@@ -54,33 +54,11 @@ var errUnmeterable = errors.New("sandbox: the module has an instruction the mete
 // exported as fuelExport, and a step at every function entry, loop
 // header, memory.copy and memory.fill.
 func meterModule(m []byte) ([]byte, error) {
-	if len(m) < 8 || string(m[:4]) != "\x00asm" {
-		return nil, errors.New("sandbox: not a WebAssembly module")
+	secs, ok := sectionsOf(m)
+	if !ok {
+		return nil, errors.New("sandbox: not a well-formed WebAssembly module")
 	}
-	var types, imports, funcs, globals, exports, code *wasmSection
-	for i := 8; i < len(m); {
-		id := m[i]
-		size, n := uleb32(m[i+1:])
-		if n == 0 || i+1+n+int(size) > len(m) {
-			return nil, errors.New("sandbox: a malformed module")
-		}
-		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
-		switch id {
-		case 1:
-			types = s
-		case 2:
-			imports = s
-		case 3:
-			funcs = s
-		case 6:
-			globals = s
-		case 7:
-			exports = s
-		case 10:
-			code = s
-		}
-		i = s.end
-	}
+	types, imports, funcs, globals, exports, code := secs[1], secs[2], secs[3], secs[6], secs[7], secs[10]
 	if types == nil || funcs == nil || globals == nil || exports == nil || code == nil {
 		return nil, errors.New("sandbox: the module lacks a section the meter needs")
 	}

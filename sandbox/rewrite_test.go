@@ -29,7 +29,7 @@ func TestOneRewriteIsThePassesInTurn(t *testing.T) {
 	if pruned == 0 || pruned != stubs(stub) || table == nil {
 		t.Fatalf("%d functions pruned in turn, %d at once (table edit %v)", pruned, stubs(stub), table != nil)
 	}
-	a, b := sectionsOf(t, step), sectionsOf(t, once)
+	a, b := sectionList(t, step), sectionList(t, once)
 	if len(a) != len(b) {
 		t.Fatalf("%d sections in turn, %d at once", len(a), len(b))
 	}
@@ -45,7 +45,7 @@ type section struct {
 	body []byte
 }
 
-func sectionsOf(t *testing.T, m []byte) []section {
+func sectionList(t *testing.T, m []byte) []section {
 	t.Helper()
 	var out []section
 	for i := 8; i < len(m); {

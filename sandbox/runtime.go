@@ -547,15 +547,7 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		return inst, nil
 	}
 	if init := mod.ExportedFunction("_initialize"); init != nil {
-		inst.grant()
-		_, err := init.Call(ctx)
-		inst.settle()
-		if err == nil && inst.flooded {
-			err = errFlooded // it ended before its next step
-		}
-		if err != nil {
-			err = inst.classify(ctx, err)
-			inst.Close(context.Background())
+		if _, err := inst.metered(ctx, init); err != nil {
 			return nil, err
 		}
 	}
@@ -700,6 +692,12 @@ func (inst *Instance) Call(ctx context.Context, name string) ([]uint64, error) {
 	}
 	ctx, cancel := inst.callContext(ctx)
 	defer cancel()
+	return inst.metered(ctx, fn)
+}
+
+// metered calls fn with the meter set to the call's budget, counts the
+// steps it took, and on any failure closes the instance and says why.
+func (inst *Instance) metered(ctx context.Context, fn api.Function) ([]uint64, error) {
 	inst.grant()
 	res, err := fn.Call(ctx)
 	inst.settle()

@@ -307,33 +307,38 @@ func isZero(b []byte) bool {
 // its end.
 type wasmSection struct{ start, body, end int }
 
+// sectionsOf finds m's sections by id (the last, for custom sections);
+// false when m is not a module or a section runs past its end.
+func sectionsOf(m []byte) (secs [13]*wasmSection, ok bool) {
+	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+		return secs, false
+	}
+	for i := 8; i < len(m); {
+		id := m[i]
+		size, n := uleb32(m[i+1:])
+		if n == 0 || i+1+n+int(size) > len(m) {
+			return secs, false
+		}
+		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
+		if int(id) < len(secs) {
+			secs[id] = s
+		}
+		i = s.end
+	}
+	return secs, true
+}
+
 // exportEdit is the edit that exports every mutable global m defines as
 // globalExportPrefix+index, with those names; or nil when m is not of
 // the plain shape this knows (no imported globals, constant
 // initialisers, an export section). Whether a copy of m's memory can
 // stand for its start is memoryAtStart's to say.
 func exportEdit(m []byte) (*sectionEdit, []string) {
-	if len(m) < 8 || string(m[:4]) != "\x00asm" {
+	secs, ok := sectionsOf(m)
+	if !ok {
 		return nil, nil
 	}
-	var imports, globals, exports *wasmSection
-	for i := 8; i < len(m); {
-		id := m[i]
-		size, n := uleb32(m[i+1:])
-		if n == 0 || i+1+n+int(size) > len(m) {
-			return nil, nil
-		}
-		s := &wasmSection{i, i + 1 + n, i + 1 + n + int(size)}
-		switch id {
-		case 2:
-			imports = s
-		case 6:
-			globals = s
-		case 7:
-			exports = s
-		}
-		i = s.end
-	}
+	imports, globals, exports := secs[2], secs[6], secs[7]
 	if globals == nil || exports == nil || importsGlobal(m, imports) {
 		return nil, nil
 	}
