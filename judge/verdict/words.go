@@ -169,7 +169,7 @@ var oracleWords = map[Oracle][3]string{
 		"The message shows where your code stopped."},
 	OracleTimeout: {"Time limit",
 		"Your code did more work than the limit allows (an endless loop?).",
-		"A loop that never ends? Each call must return."},
+		"A loop that never ends, or heavy work in every call? Work in the library (sorting, hashing, formatting) counts too; look where the steps ran out."},
 	OracleMemory: {"Memory",
 		"The controller ran out of memory.",
 		"Something grows without bound: a slice or map that is never reset?"},
