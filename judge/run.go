@@ -55,19 +55,19 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
-	s, steps := playTest(ctx, newCtl, ex, t, seed, fileName, nil)
+	// One budget for all the test's runs, so that no test costs more.
+	steps := &sandbox.StepBudget{Max: MaxStepsPerTest}
+	s := playTest(ctx, newCtl, ex, t, seed, fileName, nil, steps)
 	// Seed-independent detection: a test that passed although a planned
 	// class never fired where it could runs again with the class pinned
 	// to an opportunity it had (see repin).
 	pins := newFaultPins()
 	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.seedFor(seed), round); round++ {
-		var more int64
-		s, more = playTest(ctx, newCtl, ex, t, seed, fileName, pins)
-		steps += more
+		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins, steps)
 	}
 	res := s.result(ex, t, seed)
 	res.DurationMs = time.Since(start).Milliseconds()
-	res.Steps = steps
+	res.Steps = steps.Used()
 	return res
 }
 
@@ -75,18 +75,22 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 // whose controller called a function pruned from its module
 // (sandbox/prune.go) is played again on the whole module: the same run,
 // since until that call the two modules do the same.
-// It says, too, how many steps the learner's controller took: in the run
-// that counts, so that what pruning left out never costs the learner.
-func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins) (*sim, int64) {
-	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false)
+// Its steps are spent from the test's budget, but a run on a pruned
+// module that had to be played again spends nothing: what pruning left
+// out never costs the learner.
+func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, steps *sandbox.StepBudget) *sim {
+	trial := *steps
+	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false, &trial)
 	if s.pruned {
-		s = playOnce(ctx, newCtl, ex, t, seed, fileName, pins, true)
+		return playOnce(ctx, newCtl, ex, t, seed, fileName, pins, true, steps)
 	}
-	return s, s.steps.Used()
+	*steps = trial
+	return s
 }
 
-func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool) *sim {
+func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
+	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName
 	defer func() {
@@ -112,17 +116,23 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
-	for i, t := range tests {
+	for i := range tests {
 		done[i] = make(chan struct{})
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			defer close(done[i])
-			if tctx.Err() == nil {
-				results[i] = runTest(tctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
-			}
-		}()
 	}
+	// Tests start in their order, so that once the budget is spent only
+	// those already running are stopped and thrown away.
+	go func() {
+		for i, t := range tests {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				defer close(done[i])
+				if tctx.Err() == nil {
+					results[i] = runTest(tctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName)
+				}
+			}()
+		}
+	}()
 	shrunk, used := false, 0
 	var steps int64 // spent by the tests so far, in order
 	spentBy := 0    // how many tests spent the budget; 0: not spent
