@@ -19,43 +19,43 @@ import (
 // resourceVersion), AlreadyExists, NotFound, generateName, a status
 // subresource, finalizers with deletionTimestamp, and owner references
 // whose dependents the garbage collector deletes in the background.
-type apiServer struct {
-	objs  map[string]ctrl.Object // by objKey
+type APIServer struct {
+	Objs  map[string]ctrl.Object // by objKey
 	size  map[string]int         // each stored object's encoded size, by objKey
 	bytes int                    // the sum of size
 	rv    int64
 	uids  int
 	rng   *rand.Rand
 	now   func() time.Time
-	watch func(ev watchEvent) // called on every change
+	Watch func(ev WatchEvent) // called on every change
 	// by names who is writing; owners is what others set (ownership.go).
-	by     func() string
-	owners map[string]map[metaKey]string // by UID
+	By     func() string
+	Owners map[string]map[MetaKey]string // by UID
 }
 
-type eventType string
+type EventType string
 
 const (
-	evAdded    eventType = "ADDED"
-	evModified eventType = "MODIFIED"
-	evDeleted  eventType = "DELETED"
+	EvAdded    EventType = "ADDED"
+	EvModified EventType = "MODIFIED"
+	EvDeleted  EventType = "DELETED"
 )
 
-type watchEvent struct {
-	Type   eventType
+type WatchEvent struct {
+	Type   EventType
 	Object ctrl.Object // a copy; for DELETED the last state
 }
 
 func objKey(k ctrl.Kind, ns, name string) string { return string(k) + "/" + ns + "/" + name }
 
-func keyOf(o ctrl.Object) string {
+func KeyOf(o ctrl.Object) string {
 	m := o.GetObjectMeta()
 	return objKey(o.GetObjectKind(), m.Namespace, m.Name)
 }
 
-func newAPIServer(rng *rand.Rand, now func() time.Time) *apiServer {
-	return &apiServer{objs: map[string]ctrl.Object{}, size: map[string]int{}, rng: rng, now: now, watch: func(watchEvent) {},
-		by: func() string { return "" }, owners: map[string]map[metaKey]string{}}
+func NewAPIServer(rng *rand.Rand, now func() time.Time) *APIServer {
+	return &APIServer{Objs: map[string]ctrl.Object{}, size: map[string]int{}, rng: rng, now: now, Watch: func(WatchEvent) {},
+		By: func() string { return "" }, Owners: map[string]map[MetaKey]string{}}
 }
 
 // What the simulated API server refuses, as a real one would (see
@@ -77,33 +77,29 @@ const (
 	maxGeneratedBase = 58
 )
 
-func apiErr(code int32, reason, msg string) *ctrl.StatusError {
+func APIErr(code int32, reason, msg string) *ctrl.StatusError {
 	return &ctrl.StatusError{Code: code, Reason: reason, Message: msg}
 }
 
 func notFound(k ctrl.Kind, name string) *ctrl.StatusError {
-	return apiErr(404, ctrl.ReasonNotFound, objRef(k, name)+" not found")
+	return APIErr(404, ctrl.ReasonNotFound, ObjRef(k, name)+" not found")
 }
-
-// shown is a kind, name or value as an error message quotes it: the
-// learner chose it, so it is clipped.
-func shown(s string) string { return clip(s, maxShownValue) }
 
 // objRef is how an error names an object: ConfigMap "name".
-func objRef(k ctrl.Kind, name string) string { return shown(string(k)) + " \"" + shown(name) + "\"" }
+func ObjRef(k ctrl.Kind, name string) string { return Shown(string(k)) + " \"" + Shown(name) + "\"" }
 
 func invalid(k ctrl.Kind, name, field, why string) *ctrl.StatusError {
-	return apiErr(422, ctrl.ReasonInvalid, objRef(k, name)+" is invalid: "+field+": "+why)
+	return APIErr(422, ctrl.ReasonInvalid, ObjRef(k, name)+" is invalid: "+field+": "+why)
 }
 
-func (s *apiServer) nextRV() string {
+func (s *APIServer) nextRV() string {
 	s.rv++
 	return strconv.FormatInt(s.rv, 10)
 }
 
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789" // as Kubernetes: no vowels, no look-alikes
 
-func (s *apiServer) suffix() string {
+func (s *APIServer) suffix() string {
 	b := make([]byte, 5)
 	for i := range b {
 		b[i] = suffixAlphabet[s.rng.IntN(len(suffixAlphabet))]
@@ -111,14 +107,14 @@ func (s *apiServer) suffix() string {
 	return string(b)
 }
 
-func (s *apiServer) newUID() string {
+func (s *APIServer) newUID() string {
 	s.uids++
 	return "uid-" + strconv.Itoa(s.uids)
 }
 
 // get returns a copy of the stored object, or nil.
-func (s *apiServer) get(k ctrl.Kind, ns, name string) ctrl.Object {
-	o := s.objs[objKey(k, ns, name)]
+func (s *APIServer) Get(k ctrl.Kind, ns, name string) ctrl.Object {
+	o := s.Objs[objKey(k, ns, name)]
 	if o == nil {
 		return nil
 	}
@@ -126,19 +122,19 @@ func (s *apiServer) get(k ctrl.Kind, ns, name string) ctrl.Object {
 }
 
 // list returns copies of every object of kind k, sorted by namespace and name.
-func (s *apiServer) list(k ctrl.Kind) []ctrl.Object {
+func (s *APIServer) List(k ctrl.Kind) []ctrl.Object {
 	var out []ctrl.Object
-	for _, key := range s.sortedKeys() {
-		if o := s.objs[key]; o.GetObjectKind() == k {
+	for _, key := range s.SortedKeys() {
+		if o := s.Objs[key]; o.GetObjectKind() == k {
 			out = append(out, ctrl.DeepCopy(o))
 		}
 	}
 	return out
 }
 
-func (s *apiServer) sortedKeys() []string {
-	keys := make([]string, 0, len(s.objs))
-	for k := range s.objs {
+func (s *APIServer) SortedKeys() []string {
+	keys := make([]string, 0, len(s.Objs))
+	for k := range s.Objs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -225,24 +221,24 @@ func qualifiedName(k string) string {
 func validateMeta(k ctrl.Kind, m *ctrl.ObjectMeta) *ctrl.StatusError {
 	if m.Name != "" || m.GenerateName == "" { // a generated name is valid when its prefix is
 		if why := dnsSubdomain(m.Name); why != "" {
-			return apiErr(422, ctrl.ReasonInvalid, objRef(k, m.Name)+" is invalid: metadata.name: "+why)
+			return APIErr(422, ctrl.ReasonInvalid, ObjRef(k, m.Name)+" is invalid: metadata.name: "+why)
 		}
 	}
 	if why := dnsLabel(m.Namespace); m.Namespace != "" && why != "" { // "" becomes "default" on create
-		return invalid(k, m.Name, "metadata.namespace", "Invalid value \""+shown(m.Namespace)+"\": "+why)
+		return invalid(k, m.Name, "metadata.namespace", "Invalid value \""+Shown(m.Namespace)+"\": "+why)
 	}
-	for _, key := range sortedKeys(m.Labels) {
+	for _, key := range SortedKeys(m.Labels) {
 		if why := qualifiedName(key); why != "" {
-			return invalid(k, m.Name, "metadata.labels", "Invalid key \""+shown(key)+"\": "+why)
+			return invalid(k, m.Name, "metadata.labels", "Invalid key \""+Shown(key)+"\": "+why)
 		}
 		if why := labelName(m.Labels[key], true); why != "" {
-			return invalid(k, m.Name, "metadata.labels", "Invalid value \""+shown(m.Labels[key])+"\" for key \""+shown(key)+"\": "+why)
+			return invalid(k, m.Name, "metadata.labels", "Invalid value \""+Shown(m.Labels[key])+"\" for key \""+Shown(key)+"\": "+why)
 		}
 	}
 	total := 0
-	for _, key := range sortedKeys(m.Annotations) {
+	for _, key := range SortedKeys(m.Annotations) {
 		if why := qualifiedName(strings.ToLower(key)); why != "" {
-			return invalid(k, m.Name, "metadata.annotations", "Invalid key \""+shown(key)+"\": "+why)
+			return invalid(k, m.Name, "metadata.annotations", "Invalid key \""+Shown(key)+"\": "+why)
 		}
 		total += len(key) + len(m.Annotations[key])
 	}
@@ -255,51 +251,51 @@ func validateMeta(k ctrl.Kind, m *ctrl.ObjectMeta) *ctrl.StatusError {
 
 // admit checks an object of size bytes about to be stored under key
 // against the size limit and the quota, counting what it replaces.
-func (s *apiServer) admit(o ctrl.Object, key string, size int) *ctrl.StatusError {
+func (s *APIServer) admit(o ctrl.Object, key string, size int) *ctrl.StatusError {
 	m := o.GetObjectMeta()
 	if size > maxObjectBytes {
-		return tooBig(o.GetObjectKind(), m.Name, size)
+		return TooBig(o.GetObjectKind(), m.Name, size)
 	}
 	old, exists := s.size[key]
-	if !exists && len(s.objs) >= maxObjects {
-		return apiErr(403, ctrl.ReasonForbidden, objRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: "+
+	if !exists && len(s.Objs) >= maxObjects {
+		return APIErr(403, ctrl.ReasonForbidden, ObjRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: "+
 			strconv.Itoa(maxObjects)+" objects exist, the most this test's cluster holds")
 	}
 	if s.bytes-old+size > maxStoredBytes {
-		return apiErr(403, ctrl.ReasonForbidden, objRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: storing its "+
-			thousands(int64(size))+" bytes would bring this test's cluster to "+thousands(int64(s.bytes-old+size))+
-			" bytes; it holds at most "+thousands(maxStoredBytes)+" ("+mib(maxStoredBytes)+")")
+		return APIErr(403, ctrl.ReasonForbidden, ObjRef(o.GetObjectKind(), m.Name)+" is forbidden: exceeded quota: storing its "+
+			Thousands(int64(size))+" bytes would bring this test's cluster to "+Thousands(int64(s.bytes-old+size))+
+			" bytes; it holds at most "+Thousands(maxStoredBytes)+" ("+MiB(maxStoredBytes)+")")
 	}
 	return nil
 }
 
-func tooBig(k ctrl.Kind, name string, size int) *ctrl.StatusError {
-	return apiErr(413, ctrl.ReasonRequestEntityTooLarge, objRef(k, name)+" is too large: "+mib(size)+
-		" encoded; the API server stores at most "+mib(maxObjectBytes)+" per object (etcd's request limit)")
+func TooBig(k ctrl.Kind, name string, size int) *ctrl.StatusError {
+	return APIErr(413, ctrl.ReasonRequestEntityTooLarge, ObjRef(k, name)+" is too large: "+MiB(size)+
+		" encoded; the API server stores at most "+MiB(maxObjectBytes)+" per object (etcd's request limit)")
 }
 
 // mib writes a byte count in MiB with two decimals, or in bytes when small.
-func mib(n int) string {
+func MiB(n int) string {
 	if n < 1<<20 {
-		return thousands(int64(n)) + " bytes"
+		return Thousands(int64(n)) + " bytes"
 	}
 	h := (n*100 + 1<<19) >> 20
 	return strconv.Itoa(h/100) + "." + strconv.Itoa(h/10%10) + strconv.Itoa(h%10) + " MiB"
 }
 
 // put stores o under its key, keeping the size accounts.
-func (s *apiServer) put(o ctrl.Object, size int) {
-	key := keyOf(o)
+func (s *APIServer) put(o ctrl.Object, size int) {
+	key := KeyOf(o)
 	s.bytes += size - s.size[key]
 	s.size[key] = size
-	s.objs[key] = o
+	s.Objs[key] = o
 }
 
 func objSize(o ctrl.Object) int { return len(ctrl.AppendObject(nil, o)) }
 
 // create stores a new object. keepStatus is for objects seeded by a test;
 // the API server otherwise starts a new object's status empty.
-func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.StatusError) {
+func (s *APIServer) Create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.StatusError) {
 	// Checked in the real API server's order (validation, then quota,
 	// then storage), except that size comes first, and all before any
 	// copy is made: a refusal costs one encoding. The size is the
@@ -307,23 +303,23 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 	k, im := in.GetObjectKind(), in.GetObjectMeta()
 	size := objSize(in)
 	if size > maxObjectBytes {
-		return nil, tooBig(k, im.Name+im.GenerateName, size)
+		return nil, TooBig(k, im.Name+im.GenerateName, size)
 	}
 	if im.Name == "" {
 		if im.GenerateName == "" {
-			return nil, apiErr(422, ctrl.ReasonInvalid, shown(string(k))+" is invalid: metadata.name or metadata.generateName is required")
+			return nil, APIErr(422, ctrl.ReasonInvalid, Shown(string(k))+" is invalid: metadata.name or metadata.generateName is required")
 		}
 		// As Kubernetes: the prefix may end in '-'.
 		if why := dnsSubdomain(strings.TrimSuffix(im.GenerateName, "-") + "a"); why != "" {
-			return nil, apiErr(422, ctrl.ReasonInvalid, shown(string(k))+" is invalid: metadata.generateName: Invalid value \""+
-				shown(im.GenerateName)+"\": "+why)
+			return nil, APIErr(422, ctrl.ReasonInvalid, Shown(string(k))+" is invalid: metadata.generateName: Invalid value \""+
+				Shown(im.GenerateName)+"\": "+why)
 		}
 	}
 	if err := validateMeta(k, im); err != nil {
 		return nil, err
 	}
 	if im.ResourceVersion != "" {
-		return nil, apiErr(422, ctrl.ReasonInvalid, objRef(k, im.Name)+" is invalid: resourceVersion must not be set on create")
+		return nil, APIErr(422, ctrl.ReasonInvalid, ObjRef(k, im.Name)+" is invalid: resourceVersion must not be set on create")
 	}
 	if err := s.admit(in, "", size); err != nil {
 		return nil, err
@@ -342,13 +338,13 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 		}
 		for {
 			m.Name = base + s.suffix()
-			if s.objs[keyOf(o)] == nil {
+			if s.Objs[KeyOf(o)] == nil {
 				break
 			}
 		}
 	}
-	if s.objs[keyOf(o)] != nil {
-		return nil, apiErr(409, ctrl.ReasonAlreadyExists, objRef(k, m.Name)+" already exists")
+	if s.Objs[KeyOf(o)] != nil {
+		return nil, APIErr(409, ctrl.ReasonAlreadyExists, ObjRef(k, m.Name)+" already exists")
 	}
 	m.UID = s.newUID()
 	m.ResourceVersion = s.nextRV()
@@ -360,7 +356,7 @@ func (s *apiServer) create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 	}
 	s.put(o, objSize(o))
 	s.noteOwners(nil, o)
-	s.watch(watchEvent{evAdded, ctrl.DeepCopy(o)})
+	s.Watch(WatchEvent{EvAdded, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
 }
 
@@ -382,36 +378,36 @@ func specOf(o ctrl.Object) []byte {
 	return ctrl.AppendObject(nil, c)
 }
 
-func (s *apiServer) current(in ctrl.Object) (ctrl.Object, *ctrl.StatusError) {
+func (s *APIServer) current(in ctrl.Object) (ctrl.Object, *ctrl.StatusError) {
 	m := in.GetObjectMeta()
 	ns := m.Namespace
 	if ns == "" {
 		ns = "default"
 	}
-	cur := s.objs[objKey(in.GetObjectKind(), ns, m.Name)]
+	cur := s.Objs[objKey(in.GetObjectKind(), ns, m.Name)]
 	if cur == nil {
 		return nil, notFound(in.GetObjectKind(), m.Name)
 	}
 	if m.ResourceVersion != "" && m.ResourceVersion != cur.GetObjectMeta().ResourceVersion {
-		return nil, apiErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(in.GetObjectKind())+" \""+m.Name+
+		return nil, APIErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(in.GetObjectKind())+" \""+m.Name+
 			"\": the object has been modified; please apply your changes to the latest version and try again")
 	}
 	if m.UID != "" && m.UID != cur.GetObjectMeta().UID {
-		return nil, apiErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(in.GetObjectKind())+" \""+m.Name+
-			"\": the UID in the object ("+shown(m.UID)+") does not match the stored one")
+		return nil, APIErr(409, ctrl.ReasonConflict, "Operation cannot be fulfilled on "+string(in.GetObjectKind())+" \""+m.Name+
+			"\": the UID in the object ("+Shown(m.UID)+") does not match the stored one")
 	}
 	return cur, nil
 }
 
 // update replaces metadata (labels, annotations, owners, finalizers) and
 // spec, keeping status; or, with status set, replaces only status.
-func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.StatusError) {
+func (s *APIServer) Update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.StatusError) {
 	cur, err := s.current(in)
 	if err != nil {
 		return nil, err
 	}
 	if n := objSize(in); n > maxObjectBytes {
-		return nil, tooBig(in.GetObjectKind(), in.GetObjectMeta().Name, n) // before any copy of it is made
+		return nil, TooBig(in.GetObjectKind(), in.GetObjectMeta().Name, n) // before any copy of it is made
 	}
 	o := ctrl.DeepCopy(in)
 	cm, m := cur.GetObjectMeta(), o.GetObjectMeta()
@@ -424,8 +420,8 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		if cm.DeletionTimestamp != nil {
 			for _, f := range m.Finalizers {
 				if !slices.Contains(cm.Finalizers, f) {
-					return nil, apiErr(422, ctrl.ReasonInvalid, string(in.GetObjectKind())+" \""+m.Name+
-						"\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\""+shown(f)+"\"]")
+					return nil, APIErr(422, ctrl.ReasonInvalid, string(in.GetObjectKind())+" \""+m.Name+
+						"\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\""+Shown(f)+"\"]")
 				}
 			}
 		}
@@ -446,7 +442,7 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		return ctrl.DeepCopy(cur), nil
 	}
 	size := objSize(o)
-	if err := s.admit(o, keyOf(o), size); err != nil {
+	if err := s.admit(o, KeyOf(o), size); err != nil {
 		return nil, err
 	}
 	m.ResourceVersion = s.nextRV()
@@ -458,7 +454,7 @@ func (s *apiServer) update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 		s.noteOwners(cur, o)
 	}
 	s.put(o, size)
-	s.watch(watchEvent{evModified, ctrl.DeepCopy(o)})
+	s.Watch(WatchEvent{EvModified, ctrl.DeepCopy(o)})
 	return ctrl.DeepCopy(o), nil
 }
 
@@ -479,11 +475,11 @@ func copyStatus(dst, src ctrl.Object) {
 
 // delete deletes an object: at once without finalizers, else by setting
 // deletionTimestamp. The garbage collector later removes dependents.
-func (s *apiServer) delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.StatusError) {
+func (s *APIServer) Delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.StatusError) {
 	if ns == "" {
 		ns = "default"
 	}
-	cur := s.objs[objKey(k, ns, name)]
+	cur := s.Objs[objKey(k, ns, name)]
 	if cur == nil {
 		return nil, notFound(k, name)
 	}
@@ -494,7 +490,7 @@ func (s *apiServer) delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.Sta
 			m.DeletionTimestamp = &t
 			m.ResourceVersion = s.nextRV()
 			s.put(cur, objSize(cur))
-			s.watch(watchEvent{evModified, ctrl.DeepCopy(cur)})
+			s.Watch(WatchEvent{EvModified, ctrl.DeepCopy(cur)})
 		}
 		return ctrl.DeepCopy(cur), nil
 	}
@@ -502,25 +498,25 @@ func (s *apiServer) delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.Sta
 	return ctrl.DeepCopy(cur), nil
 }
 
-func (s *apiServer) remove(o ctrl.Object) {
-	key := keyOf(o)
+func (s *APIServer) remove(o ctrl.Object) {
+	key := KeyOf(o)
 	s.bytes -= s.size[key]
-	delete(s.objs, key)
+	delete(s.Objs, key)
 	delete(s.size, key)
-	delete(s.owners, o.GetObjectMeta().UID)
-	s.watch(watchEvent{evDeleted, ctrl.DeepCopy(o)})
+	delete(s.Owners, o.GetObjectMeta().UID)
+	s.Watch(WatchEvent{EvDeleted, ctrl.DeepCopy(o)})
 }
 
 // orphans lists objects with an owner reference to a UID that no longer
 // exists, in key order: what the garbage collector deletes next.
-func (s *apiServer) orphans() []ctrl.Object {
+func (s *APIServer) orphans() []ctrl.Object {
 	live := map[string]bool{}
-	for _, o := range s.objs {
+	for _, o := range s.Objs {
 		live[o.GetObjectMeta().UID] = true
 	}
 	var out []ctrl.Object
-	for _, key := range s.sortedKeys() {
-		o := s.objs[key]
+	for _, key := range s.SortedKeys() {
+		o := s.Objs[key]
 		for _, r := range o.GetObjectMeta().OwnerReferences {
 			if !live[r.UID] {
 				if o.GetObjectMeta().DeletionTimestamp == nil {
@@ -534,13 +530,20 @@ func (s *apiServer) orphans() []ctrl.Object {
 }
 
 // setPodStatus is the kubelet's write to a Pod's status.
-func (s *apiServer) setPodStatus(ns, name string, st ctrl.PodStatus) bool {
-	cur, ok := s.objs[objKey(ctrl.KindPod, ns, name)].(*ctrl.Pod)
+func (s *APIServer) SetPodStatus(ns, name string, st ctrl.PodStatus) bool {
+	cur, ok := s.Objs[objKey(ctrl.KindPod, ns, name)].(*ctrl.Pod)
 	if !ok {
 		return false
 	}
 	next := ctrl.DeepCopy(cur).(*ctrl.Pod)
 	next.Status = st
-	_, err := s.update(next, true)
+	_, err := s.Update(next, true)
 	return err == nil
+}
+
+func OrDefault(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }

@@ -10,14 +10,14 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
-func newTestServer() (*apiServer, *[]watchEvent) {
-	var evs []watchEvent
-	s := newAPIServer(rand.New(rand.NewPCG(1, 2)), func() time.Time { return epoch })
-	s.watch = func(ev watchEvent) { evs = append(evs, ev) }
+func NewTestServer() (*APIServer, *[]WatchEvent) {
+	var evs []WatchEvent
+	s := NewAPIServer(rand.New(rand.NewPCG(1, 2)), func() time.Time { return Epoch })
+	s.Watch = func(ev WatchEvent) { evs = append(evs, ev) }
 	return s, &evs
 }
 
-func deployment(name string, replicas int32, image string) *ctrl.Deployment {
+func Deployment(name string, replicas int32, image string) *ctrl.Deployment {
 	d := &ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: name, Namespace: "default"}}
 	d.Spec.Replicas = replicas
 	d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "app", Image: image}}
@@ -25,34 +25,34 @@ func deployment(name string, replicas int32, image string) *ctrl.Deployment {
 }
 
 func TestCreateAssignsIdentity(t *testing.T) {
-	s, evs := newTestServer()
-	o, err := s.create(deployment("web", 1, "v1"), false)
+	s, evs := NewTestServer()
+	o, err := s.Create(Deployment("web", 1, "v1"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := o.GetObjectMeta()
-	if m.UID == "" || m.ResourceVersion == "" || m.Generation != 1 || !m.CreationTimestamp.Equal(epoch) {
+	if m.UID == "" || m.ResourceVersion == "" || m.Generation != 1 || !m.CreationTimestamp.Equal(Epoch) {
 		t.Fatalf("metadata not set: %+v", m)
 	}
-	if len(*evs) != 1 || (*evs)[0].Type != evAdded {
+	if len(*evs) != 1 || (*evs)[0].Type != EvAdded {
 		t.Fatalf("events %+v", *evs)
 	}
-	if _, err := s.create(deployment("web", 1, "v1"), false); err == nil || err.Reason != ctrl.ReasonAlreadyExists {
+	if _, err := s.Create(Deployment("web", 1, "v1"), false); err == nil || err.Reason != ctrl.ReasonAlreadyExists {
 		t.Fatalf("second create: %v", err)
 	}
-	s.delete(ctrl.KindDeployment, "default", "web")
-	again, _ := s.create(deployment("web", 1, "v1"), false)
+	s.Delete(ctrl.KindDeployment, "default", "web")
+	again, _ := s.Create(Deployment("web", 1, "v1"), false)
 	if again.GetObjectMeta().UID == m.UID {
 		t.Fatal("a recreated object must get a new UID")
 	}
 }
 
 func TestGenerateNameGivesUniqueNames(t *testing.T) {
-	s, _ := newTestServer()
+	s, _ := NewTestServer()
 	seen := map[string]bool{}
 	for i := 0; i < 50; i++ {
 		p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: "web-"}}
-		o, err := s.create(p, false)
+		o, err := s.Create(p, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,100 +62,100 @@ func TestGenerateNameGivesUniqueNames(t *testing.T) {
 		}
 		seen[n] = true
 	}
-	if _, err := s.create(&ctrl.Pod{}, false); err == nil || err.Reason != ctrl.ReasonInvalid {
+	if _, err := s.Create(&ctrl.Pod{}, false); err == nil || err.Reason != ctrl.ReasonInvalid {
 		t.Fatalf("a Pod with neither name nor generateName: %v", err)
 	}
 }
 
 func TestUpdateWithStaleResourceVersionConflicts(t *testing.T) {
-	s, _ := newTestServer()
-	o, _ := s.create(deployment("web", 1, "v1"), false)
+	s, _ := NewTestServer()
+	o, _ := s.Create(Deployment("web", 1, "v1"), false)
 	first := o.(*ctrl.Deployment)
 	second := ctrl.DeepCopy(first).(*ctrl.Deployment)
 	first.Spec.Replicas = 2
-	if _, err := s.update(first, false); err != nil {
+	if _, err := s.Update(first, false); err != nil {
 		t.Fatal(err)
 	}
 	second.Spec.Replicas = 3
-	_, err := s.update(second, false)
+	_, err := s.Update(second, false)
 	if err == nil || err.Reason != ctrl.ReasonConflict || err.Code != 409 {
 		t.Fatalf("stale update: %v", err)
 	}
-	if got := s.get(ctrl.KindDeployment, "default", "web").(*ctrl.Deployment).Spec.Replicas; got != 2 {
+	if got := s.Get(ctrl.KindDeployment, "default", "web").(*ctrl.Deployment).Spec.Replicas; got != 2 {
 		t.Fatalf("replicas %d after a refused update", got)
 	}
 }
 
 func TestGenerationCountsSpecChangesOnly(t *testing.T) {
-	s, _ := newTestServer()
-	o, _ := s.create(deployment("web", 1, "v1"), false)
+	s, _ := NewTestServer()
+	o, _ := s.Create(Deployment("web", 1, "v1"), false)
 	d := o.(*ctrl.Deployment)
 	d.Labels = map[string]string{"x": "y"}
-	o, _ = s.update(d, false)
+	o, _ = s.Update(d, false)
 	if g := o.GetObjectMeta().Generation; g != 1 {
 		t.Fatalf("a label change made generation %d", g)
 	}
 	d = o.(*ctrl.Deployment)
 	d.Status.Replicas = 5
-	o, _ = s.update(d, true)
+	o, _ = s.Update(d, true)
 	if g := o.GetObjectMeta().Generation; g != 1 || o.(*ctrl.Deployment).Status.Replicas != 5 {
 		t.Fatalf("status write: generation %d, status %+v", g, o.(*ctrl.Deployment).Status)
 	}
 	d = o.(*ctrl.Deployment)
 	d.Spec.Replicas = 4
 	d.Status.Replicas = 0 // ignored: status goes through the subresource
-	o, _ = s.update(d, false)
+	o, _ = s.Update(d, false)
 	if g := o.GetObjectMeta().Generation; g != 2 || o.(*ctrl.Deployment).Status.Replicas != 5 {
 		t.Fatalf("spec write: generation %d, status %+v", g, o.(*ctrl.Deployment).Status)
 	}
 }
 
 func TestNoOpUpdateKeepsResourceVersion(t *testing.T) {
-	s, evs := newTestServer()
-	o, _ := s.create(deployment("web", 1, "v1"), false)
+	s, evs := NewTestServer()
+	o, _ := s.Create(Deployment("web", 1, "v1"), false)
 	n := len(*evs)
-	o2, err := s.update(o, false)
+	o2, err := s.Update(o, false)
 	if err != nil || o2.GetObjectMeta().ResourceVersion != o.GetObjectMeta().ResourceVersion || len(*evs) != n {
 		t.Fatalf("no-op update: %v, rv %s→%s, %d events", err, o.GetObjectMeta().ResourceVersion, o2.GetObjectMeta().ResourceVersion, len(*evs)-n)
 	}
 }
 
 func TestFinalizersDelayDeletion(t *testing.T) {
-	s, _ := newTestServer()
-	d := deployment("web", 1, "v1")
+	s, _ := NewTestServer()
+	d := Deployment("web", 1, "v1")
 	d.Finalizers = []string{"example.com/x"}
-	s.create(d, false)
-	o, err := s.delete(ctrl.KindDeployment, "default", "web")
+	s.Create(d, false)
+	o, err := s.Delete(ctrl.KindDeployment, "default", "web")
 	if err != nil || o.GetObjectMeta().DeletionTimestamp == nil {
 		t.Fatalf("delete with a finalizer: %v %+v", err, o)
 	}
-	if s.get(ctrl.KindDeployment, "default", "web") == nil {
+	if s.Get(ctrl.KindDeployment, "default", "web") == nil {
 		t.Fatal("object gone while a finalizer remains")
 	}
-	cur := s.get(ctrl.KindDeployment, "default", "web")
+	cur := s.Get(ctrl.KindDeployment, "default", "web")
 	ctrl.RemoveFinalizer(cur, "example.com/x")
-	if _, err := s.update(cur, false); err != nil {
+	if _, err := s.Update(cur, false); err != nil {
 		t.Fatal(err)
 	}
-	if s.get(ctrl.KindDeployment, "default", "web") != nil {
+	if s.Get(ctrl.KindDeployment, "default", "web") != nil {
 		t.Fatal("object kept after its last finalizer went")
 	}
-	if _, err := s.delete(ctrl.KindDeployment, "default", "web"); err == nil || err.Reason != ctrl.ReasonNotFound {
+	if _, err := s.Delete(ctrl.KindDeployment, "default", "web"); err == nil || err.Reason != ctrl.ReasonNotFound {
 		t.Fatalf("delete of a missing object: %v", err)
 	}
 }
 
 func TestOrphansAreFoundForGarbageCollection(t *testing.T) {
-	s, _ := newTestServer()
-	o, _ := s.create(deployment("web", 1, "v1"), false)
+	s, _ := NewTestServer()
+	o, _ := s.Create(Deployment("web", 1, "v1"), false)
 	p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "web-1"}}
 	ctrl.SetControllerReference(o, p)
-	s.create(p, false)
-	s.create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "loose"}}, false)
+	s.Create(p, false)
+	s.Create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "loose"}}, false)
 	if n := len(s.orphans()); n != 0 {
 		t.Fatalf("%d orphans while the owner lives", n)
 	}
-	s.delete(ctrl.KindDeployment, "default", "web")
+	s.Delete(ctrl.KindDeployment, "default", "web")
 	orphans := s.orphans()
 	if len(orphans) != 1 || orphans[0].GetObjectMeta().Name != "web-1" {
 		t.Fatalf("orphans %v", orphans)
@@ -163,14 +163,14 @@ func TestOrphansAreFoundForGarbageCollection(t *testing.T) {
 }
 
 func TestNoNewFinalizersWhileDeleting(t *testing.T) {
-	s, _ := newTestServer()
-	d := deployment("web", 1, "v1")
+	s, _ := NewTestServer()
+	d := Deployment("web", 1, "v1")
 	d.Finalizers = []string{"a"}
-	s.create(d, false)
-	s.delete(ctrl.KindDeployment, "default", "web")
-	cur := s.get(ctrl.KindDeployment, "default", "web")
+	s.Create(d, false)
+	s.Delete(ctrl.KindDeployment, "default", "web")
+	cur := s.Get(ctrl.KindDeployment, "default", "web")
 	ctrl.AddFinalizer(cur, "b")
-	if _, err := s.update(cur, false); err == nil || err.Reason != ctrl.ReasonInvalid {
+	if _, err := s.Update(cur, false); err == nil || err.Reason != ctrl.ReasonInvalid {
 		t.Fatalf("adding a finalizer to a deleting object: %v", err)
 	}
 }
@@ -208,32 +208,32 @@ func TestInvalidMetadataIsRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, evs := newTestServer()
-			_, err := s.create(&ctrl.ConfigMap{ObjectMeta: c.meta}, false)
+			s, evs := NewTestServer()
+			_, err := s.Create(&ctrl.ConfigMap{ObjectMeta: c.meta}, false)
 			if err == nil || err.Code != 422 || err.Reason != ctrl.ReasonInvalid || !strings.Contains(err.Message, c.want) {
 				t.Fatalf("got %v, want 422 Invalid saying %q", err, c.want)
 			}
-			if len(err.Message) > 2<<10 || len(*evs) != 0 || len(s.objs) != 0 || s.uids != 0 || s.rv != 0 {
-				t.Fatalf("message of %d bytes, %d events, %d objects, uid %d, rv %d", len(err.Message), len(*evs), len(s.objs), s.uids, s.rv)
+			if len(err.Message) > 2<<10 || len(*evs) != 0 || len(s.Objs) != 0 || s.uids != 0 || s.rv != 0 {
+				t.Fatalf("message of %d bytes, %d events, %d objects, uid %d, rv %d", len(err.Message), len(*evs), len(s.Objs), s.uids, s.rv)
 			}
 		})
 	}
 	// What the real server accepts, this one does too.
-	s, _ := newTestServer()
+	s, _ := NewTestServer()
 	ok := &ctrl.ConfigMap{ObjectMeta: ctrl.ObjectMeta{Name: "web.v1-2", Labels: map[string]string{
 		"app": "web", "example.com/tier": "Front_end.1", "empty": "", "k": strings.Repeat("v", 63)},
 		Annotations: map[string]string{"Example.com/Note": strings.Repeat("n", 200<<10)}}}
-	if _, err := s.create(ok, false); err != nil {
+	if _, err := s.Create(ok, false); err != nil {
 		t.Fatal(err)
 	}
 	// An update is checked too.
-	cur := s.get(ctrl.KindConfigMap, "default", "web.v1-2")
+	cur := s.Get(ctrl.KindConfigMap, "default", "web.v1-2")
 	cur.GetObjectMeta().Labels["bad key"] = "x"
-	if _, err := s.update(cur, false); err == nil || err.Reason != ctrl.ReasonInvalid {
+	if _, err := s.Update(cur, false); err == nil || err.Reason != ctrl.ReasonInvalid {
 		t.Fatalf("update with a bad label key: %v", err)
 	}
 	// A long generateName is cut to 58 characters, as Kubernetes does.
-	o, err := s.create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: strings.Repeat("p", 100) + "-"}}, false)
+	o, err := s.Create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{GenerateName: strings.Repeat("p", 100) + "-"}}, false)
 	if err != nil || len(o.GetObjectMeta().Name) != 63 {
 		t.Fatalf("long generateName: %v %q", err, o.GetObjectMeta().Name)
 	}
@@ -241,26 +241,26 @@ func TestInvalidMetadataIsRefused(t *testing.T) {
 
 // An object over 1.5 MiB is refused with 413; the store stays as it was.
 func TestObjectSizeIsLimited(t *testing.T) {
-	s, evs := newTestServer()
+	s, evs := NewTestServer()
 	big := configMap("big", map[string]string{"k": strings.Repeat("x", maxObjectBytes)})
-	_, err := s.create(big, false)
+	_, err := s.Create(big, false)
 	if err == nil || err.Code != 413 || err.Reason != ctrl.ReasonRequestEntityTooLarge || !strings.Contains(err.Message, `ConfigMap "big" is too large: 1.50 MiB`) {
 		t.Fatalf("create of a 1.5 MiB ConfigMap: %v", err)
 	}
 	if len(*evs) != 0 || s.bytes != 0 || s.rv != 0 {
 		t.Fatalf("a refused create left %d events, %d bytes, rv %d", len(*evs), s.bytes, s.rv)
 	}
-	o, err := s.create(configMap("cm", map[string]string{"k": "small"}), false)
+	o, err := s.Create(configMap("cm", map[string]string{"k": "small"}), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := s.bytes
 	o.(*ctrl.ConfigMap).Data["k"] = strings.Repeat("x", 2<<20)
-	_, err = s.update(o, false)
+	_, err = s.Update(o, false)
 	if err == nil || err.Code != 413 {
 		t.Fatalf("update to 2 MiB: %v", err)
 	}
-	if s.bytes != before || s.get(ctrl.KindConfigMap, "default", "cm").(*ctrl.ConfigMap).Data["k"] != "small" {
+	if s.bytes != before || s.Get(ctrl.KindConfigMap, "default", "cm").(*ctrl.ConfigMap).Data["k"] != "small" {
 		t.Fatal("a refused update changed the store")
 	}
 	if !ctrl.IsRequestEntityTooLarge(err) {
@@ -272,60 +272,60 @@ func TestObjectSizeIsLimited(t *testing.T) {
 // them; past either, writes fail with 403 "exceeded quota", and deleting
 // makes room again.
 func TestQuotaOnObjects(t *testing.T) {
-	s, _ := newTestServer()
+	s, _ := NewTestServer()
 	for i := 0; i < maxObjects; i++ {
-		if _, err := s.create(configMap("cm-"+strconv.Itoa(i), nil), false); err != nil {
+		if _, err := s.Create(configMap("cm-"+strconv.Itoa(i), nil), false); err != nil {
 			t.Fatalf("object %d: %v", i, err)
 		}
 	}
-	_, err := s.create(configMap("one-more", nil), false)
+	_, err := s.Create(configMap("one-more", nil), false)
 	if err == nil || err.Code != 403 || !ctrl.IsForbidden(err) || !strings.Contains(err.Message, "exceeded quota") {
 		t.Fatalf("object %d: %v", maxObjects+1, err)
 	}
 	// Updating an existing object is still allowed at the count limit.
-	cur := s.get(ctrl.KindConfigMap, "default", "cm-0")
+	cur := s.Get(ctrl.KindConfigMap, "default", "cm-0")
 	cur.GetObjectMeta().Labels = map[string]string{"a": "b"}
-	if _, err := s.update(cur, false); err != nil {
+	if _, err := s.Update(cur, false); err != nil {
 		t.Fatal(err)
 	}
-	s.delete(ctrl.KindConfigMap, "default", "cm-0")
-	if _, err := s.create(configMap("one-more", nil), false); err != nil {
+	s.Delete(ctrl.KindConfigMap, "default", "cm-0")
+	if _, err := s.Create(configMap("one-more", nil), false); err != nil {
 		t.Fatalf("after a delete: %v", err)
 	}
 
-	s, _ = newTestServer()
+	s, _ = NewTestServer()
 	mb := strings.Repeat("x", 1<<20)
 	for i := 0; i < 2; i++ {
-		if _, err := s.create(configMap("mb-"+strconv.Itoa(i), map[string]string{"k": mb}), false); err != nil {
+		if _, err := s.Create(configMap("mb-"+strconv.Itoa(i), map[string]string{"k": mb}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = s.create(configMap("mb-2", map[string]string{"k": mb}), false)
+	_, err = s.Create(configMap("mb-2", map[string]string{"k": mb}), false)
 	if err == nil || err.Code != 403 || !strings.Contains(err.Message, "holds at most 3,145,728 (3.00 MiB)") {
 		t.Fatalf("a third MiB: %v", err)
 	}
 	sum := 0
-	for _, key := range s.sortedKeys() {
-		sum += objSize(s.objs[key])
+	for _, key := range s.SortedKeys() {
+		sum += objSize(s.Objs[key])
 	}
 	if sum != s.bytes {
 		t.Fatalf("stored bytes %d, accounted %d", sum, s.bytes)
 	}
-	s.delete(ctrl.KindConfigMap, "default", "mb-0")
-	if _, err := s.create(configMap("mb-2", map[string]string{"k": mb}), false); err != nil || len(s.size) != len(s.objs) {
+	s.Delete(ctrl.KindConfigMap, "default", "mb-0")
+	if _, err := s.Create(configMap("mb-2", map[string]string{"k": mb}), false); err != nil || len(s.size) != len(s.Objs) {
 		t.Fatalf("after a delete: %v", err)
 	}
 }
 
 func TestClipCutsOnARuneBoundary(t *testing.T) {
-	if got := clip("short", 10); got != "short" {
+	if got := Clip("short", 10); got != "short" {
 		t.Fatal(got)
 	}
-	got := clip(strings.Repeat("é", 10), 5) // 2 bytes each
+	got := Clip(strings.Repeat("é", 10), 5) // 2 bytes each
 	if got != "éé… (16 bytes cut)" {
 		t.Fatalf("%q", got)
 	}
-	if got := clip(strings.Repeat("E", 1<<20), 256); len(got) > 300 || !strings.HasSuffix(got, "E… (1048320 bytes cut)") {
+	if got := Clip(strings.Repeat("E", 1<<20), 256); len(got) > 300 || !strings.HasSuffix(got, "E… (1048320 bytes cut)") {
 		t.Fatalf("%q", got[len(got)-40:])
 	}
 }

@@ -38,7 +38,7 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
-			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time, Sleep: s.sleep})
+			Output: s.rec.Out, MaxOutputBytes: MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep})
 		if err != nil {
 			return nil, err
 		}
@@ -82,16 +82,16 @@ func (s *sim) trapped(err error) {
 		s.pruned = true
 		s.failf(verdict.OracleNotJudged, "The controller needed code compiled out of its module.")
 	case sandbox.TrapPanic:
-		s.failf(verdict.OracleRuntime, "Your controller panicked: "+learnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
+		s.failf(verdict.OracleRuntime, "Your controller panicked: "+LearnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
 	case sandbox.TrapFuel:
 		if trap.Total {
-			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
-				plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Your controller did more than "+Thousands(trap.Steps)+" steps of work in this test, in "+
+				Plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
 		} else if s.starting {
 			s.failf(verdict.OracleTimeout, "Your controller's start — its package's variables and init functions, before any Reconcile — did more than "+
-				thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+				Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		} else {
-			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		}
 	case sandbox.TrapTimeout:
 		s.notJudged()
@@ -166,13 +166,4 @@ func learnerFrames(stack []string, fileName string) []string {
 		}
 	}
 	return out
-}
-
-// thousands writes n with thousands separators: 5,000,000.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

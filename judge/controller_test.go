@@ -55,7 +55,7 @@ func TestLearnerFramesNameTheLearnersFile(t *testing.T) {
 	if len(got) != 2 || got[0] != "    at main.Reconcile()" || got[1] != "    at main.helper(mine.go:30)" {
 		t.Fatalf("frames %q", got)
 	}
-	if thousands(5_000_000) != "5,000,000" || thousands(999) != "999" || thousands(1000) != "1,000" {
+	if Thousands(5_000_000) != "5,000,000" || Thousands(999) != "999" || Thousands(1000) != "1,000" {
 		t.Fatal("thousands")
 	}
 }

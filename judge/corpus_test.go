@@ -137,7 +137,7 @@ func TestRealisticBugsAreCaught(t *testing.T) {
 			exIDs = append(exIDs, f.exercise)
 		}
 	}
-	for _, key := range sortedKeys(escapes) {
+	for _, key := range SortedKeys(escapes) {
 		if f, ok := byKey[key]; !ok {
 			t.Errorf("%s lists %s, which is not in the corpus", escapesFile, key)
 		} else if !f.bug {

@@ -26,57 +26,6 @@ import (
 // exercise declares in tests.yaml (Reference), so correct variants pass.
 // See RATIONALE.md, "The reference solution as an oracle".
 
-// Reference is an exercise's tests.yaml declaration of what its statement
-// leaves to the learner, which the differential oracle does not compare.
-type Reference struct {
-	// Free lists fields as "Kind path" ("Pod metadata.annotations"): the
-	// field and everything under it are not compared. Kind "*" is any
-	// kind; a path segment "*" is any key (an owner reference's key is
-	// "Kind name"). A segment is matched whole.
-	Free []string `json:"free,omitempty"`
-	// Writes is "each" (the default): with no fault planned, each write
-	// and the object it touched must be the reference's, in order; or
-	// "end": the statement leaves the order of writes free, and only the
-	// objects left at the end are compared.
-	Writes string `json:"writes,omitempty"`
-}
-
-// freeField is one parsed Reference.Free entry.
-type freeField struct {
-	kind string
-	path []string
-}
-
-func parseReference(r *Reference) ([]freeField, error) {
-	switch r.Writes {
-	case "", "each", "end":
-	default:
-		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
-	}
-	var out []freeField
-	for _, f := range r.Free {
-		kind, path, ok := strings.Cut(strings.TrimSpace(f), " ")
-		path = strings.TrimSpace(path)
-		if !ok || path == "" || (kind != "*" && ctrl.NewObject(ctrl.Kind(kind)) == nil) {
-			return nil, fmt.Errorf("reference.free: %q is not \"Kind path\" (Kind one of Deployment, Pod, ConfigMap or *)", f)
-		}
-		out = append(out, freeField{kind, strings.Split(path, ".")})
-	}
-	return out, nil
-}
-
-func (f freeField) covers(kind ctrl.Kind, path []string) bool {
-	if f.kind != "*" && f.kind != string(kind) || len(path) < len(f.path) {
-		return false
-	}
-	for i, seg := range f.path {
-		if seg != "*" && seg != path[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // ---- objects with volatile fields masked
 
 // field is one leaf of an object: its path and its value as text.
@@ -101,7 +50,7 @@ type flatObject struct {
 func (o *flatObject) key() string { return string(o.kind) + "/" + o.ns + "/" + o.name }
 
 // ref names the object in a message.
-func (o *flatObject) ref() string { return string(o.kind) + " " + shown(o.name) }
+func (o *flatObject) ref() string { return string(o.kind) + " " + Shown(o.name) }
 
 // maxComparedValue is how much of a value an observation keeps as text;
 // a longer one keeps its start and a digest, so equality still holds.
@@ -112,11 +61,11 @@ const maxComparedValue = 120
 // kind and name, with their uid replaced by whether it is that owner's;
 // finalizers are a set; observedGeneration is told relative to the
 // generation.
-func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObject {
+func flatten(o ctrl.Object, m Family, api *APIServer, free []FreeField) flatObject {
 	meta := o.GetObjectMeta()
 	fo := flatObject{kind: o.GetObjectKind(), ns: meta.Namespace, name: meta.Name,
 		generated: meta.GenerateName != "" && strings.HasPrefix(meta.Name, meta.GenerateName),
-		words:     clip(describeObject(o, m), maxDetail)}
+		words:     Clip(describeObject(o, m), MaxDetail)}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return fo
@@ -135,7 +84,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	add := func(value string, path ...string) {
 		if len(value) > maxComparedValue {
 			sum := sha256.Sum256([]byte(value))
-			value = clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
+			value = Clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
 		}
 		fields = append(fields, field{path, value})
 	}
@@ -154,7 +103,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	for _, r := range meta.OwnerReferences {
 		at := []string{"metadata", "ownerReferences", r.Kind + " " + r.Name}
 		uid := "another object's"
-		if owner := api.get(ctrl.Kind(r.Kind), meta.Namespace, r.Name); owner != nil && owner.GetObjectMeta().UID == r.UID {
+		if owner := api.Get(ctrl.Kind(r.Kind), meta.Namespace, r.Name); owner != nil && owner.GetObjectMeta().UID == r.UID {
 			uid = "the owner's"
 		}
 		add(uid, append(at, "uid")...)
@@ -176,7 +125,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	for _, f := range fields {
 		isFree := false
 		for _, fr := range free {
-			isFree = isFree || fr.covers(fo.kind, f.path)
+			isFree = isFree || fr.Covers(fo.kind, f.path)
 		}
 		if !isFree {
 			kept = append(kept, f)
@@ -243,7 +192,7 @@ type observation struct {
 // learner's, to be compared with ref.
 type differential struct {
 	s        *sim
-	free     []freeField
+	free     []FreeField
 	each     bool         // compare write by write
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -258,7 +207,7 @@ type differential struct {
 // hashChain digests a sequence of strings.
 type hashChain [sha256.Size]byte
 
-func (h *hashChain) add(s string) {
+func (h *hashChain) Add(s string) {
 	x := sha256.New()
 	x.Write(h[:])
 	x.Write([]byte(s))
@@ -288,7 +237,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 	if dc.ref == nil && dc.sink == nil {
 		return nil
 	}
-	free, _ := parseReference(&ex.Suite.Reference) // validated by ParseSuite
+	free, _ := ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
 		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
 	switch {
@@ -298,7 +247,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		// becomes the reference, with no second run.
 		d.sink = dc.ref.keep(t, seed)
 	default:
-		ref, err := dc.ref.observe(ctx, t, seed)
+		ref, err := dc.ref.Observe(ctx, t, seed)
 		switch {
 		case errors.Is(err, errNotJudged):
 			s.notJudged()
@@ -311,8 +260,8 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		}
 		d.ref = ref
 	}
-	inner := s.api.watch
-	s.api.watch = func(ev watchEvent) {
+	inner := s.api.Watch
+	s.api.Watch = func(ev WatchEvent) {
 		d.seen(ev)
 		inner(ev)
 	}
@@ -321,18 +270,18 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 
 // seen takes every change to the cluster: the controller's writes, and
 // what others did (the world the controller answered).
-func (d *differential) seen(ev watchEvent) {
+func (d *differential) seen(ev WatchEvent) {
 	s := d.s
 	switch {
 	case s.actor == "controller":
-		if ev.Type == evAdded {
+		if ev.Type == EvAdded {
 			d.made[ev.Object.GetObjectMeta().UID] = true
 		}
 		d.n++
 		if !d.each {
 			return
 		}
-		verb := map[eventType]string{evAdded: "created", evModified: "updated", evDeleted: "deleted"}[ev.Type]
+		verb := map[EventType]string{EvAdded: "created", EvModified: "updated", EvDeleted: "deleted"}[ev.Type]
 		w := observedWrite{verb, flatten(ev.Object, s.model, s.api, d.free)}
 		if d.ref == nil {
 			d.obs.writes = append(d.obs.writes, w)
@@ -342,7 +291,7 @@ func (d *differential) seen(ev watchEvent) {
 	case s.actor == "gc", s.actor == "kubelet" && d.routine(ev):
 		// Consequences of the controller's writes, not the world's doing.
 	default:
-		line := s.actor + " " + string(ev.Type) + " " + keyOf(ev.Object)
+		line := s.actor + " " + string(ev.Type) + " " + KeyOf(ev.Object)
 		if p, ok := ev.Object.(*ctrl.Pod); ok && s.actor == "kubelet" {
 			line += " " + string(p.Status.Phase) + " ready=" + strconv.FormatBool(ctrl.IsPodReady(p))
 		} else if s.actor != "user" {
@@ -352,7 +301,7 @@ func (d *differential) seen(ev watchEvent) {
 				line += "\x00" + f.key() + "=" + f.value
 			}
 		}
-		d.world.add(line)
+		d.world.Add(line)
 	}
 }
 
@@ -360,14 +309,14 @@ func (d *differential) seen(ev watchEvent) {
 // (Pending, Running, Ready, at times that follow from the controller's
 // writes) from what happens to the world: any change to a Pod the test
 // made, and a Pod of the controller's that fails or stops being Ready.
-func (d *differential) routine(ev watchEvent) bool {
+func (d *differential) routine(ev WatchEvent) bool {
 	p, ok := ev.Object.(*ctrl.Pod)
 	if !ok {
 		return false
 	}
 	was := d.ready[p.UID]
 	d.ready[p.UID] = ctrl.IsPodReady(p)
-	return d.made[p.UID] && ev.Type == evModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
+	return d.made[p.UID] && ev.Type == EvModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
 }
 
 // finish is run.go's hook after a test played: it keeps the reference's
@@ -387,11 +336,11 @@ func (d *differential) finish() {
 			s.ctl.close() // the run is over; its instance is not needed
 			s.ctl = nil
 		}
-		for _, o := range s.api.list(ctrl.KindDeployment) {
+		for _, o := range s.api.List(ctrl.KindDeployment) {
 			d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
 		}
 		for _, k := range []ctrl.Kind{ctrl.KindConfigMap, ctrl.KindPod} {
-			for _, o := range s.api.list(k) {
+			for _, o := range s.api.List(k) {
 				d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
 			}
 		}
@@ -406,8 +355,8 @@ func (d *differential) finish() {
 	msg := d.mismatch
 	if msg == "" && d.each && d.n < len(d.ref.writes) {
 		w := d.ref.writes[d.n]
-		msg = "The reference solution made " + plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
-			strconv.Itoa(d.n) + ". Its " + ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
+		msg = "The reference solution made " + Plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
+			strconv.Itoa(d.n) + ". Its " + Ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
 	}
 	if msg == "" && d.ref.world == d.obs.world {
 		msg = compareEnd(d.ref.end, d.obs.end)
@@ -422,11 +371,11 @@ func (d *differential) finish() {
 // compareWrite compares the learner's nth write with the reference's.
 func compareWrite(ref []observedWrite, n int, w *observedWrite) string {
 	if n > len(ref) {
-		return "Your " + ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
-			plural(len(ref), "write") + " in this test."
+		return "Your " + Ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
+			Plural(len(ref), "write") + " in this test."
 	}
 	r := &ref[n-1]
-	head := "Your " + ordinal(n) + " write differs from the reference solution's: "
+	head := "Your " + Ordinal(n) + " write differs from the reference solution's: "
 	if r.verb != w.verb || r.obj.key() != w.obj.key() {
 		return head + "the reference " + r.verb + " " + r.obj.words + "; yours " + w.verb + " " + w.obj.words + "."
 	}
@@ -539,7 +488,7 @@ func fieldDiff(ref, got *flatObject) (a, b, more string) {
 	// A missing owner reference or map shows as several missing fields;
 	// one sentence says it.
 	if n := len(diffs) - 1; n > 0 {
-		more = " (and " + plural(n, "other difference") + ")"
+		more = " (and " + Plural(n, "other difference") + ")"
 	}
 	return diffs[0][0], diffs[0][1], more
 }
@@ -552,7 +501,7 @@ func presence(f field, mine, theirs []field) (have, hasNot string) {
 	if len(p) != 4 || p[0] != "metadata" || p[1] != "ownerReferences" {
 		return phrase(f, true), phrase(f, false)
 	}
-	owner := shown(p[2])
+	owner := Shown(p[2])
 	for _, o := range theirs {
 		if len(o.path) == 4 && o.path[1] == p[1] && o.path[2] == p[2] {
 			return phrase(f, true), "with no " + p[3] + " in its owner reference to " + owner
@@ -582,7 +531,7 @@ func phrase(f field, present bool) string {
 		}
 	}
 	if len(p) == 4 && p[0] == "metadata" && p[1] == "ownerReferences" {
-		owner := shown(p[2])
+		owner := Shown(p[2])
 		switch {
 		case !present:
 			return "with no " + last + " in its owner reference to " + owner
@@ -613,7 +562,7 @@ func phrase(f field, present bool) string {
 		if i > 0 {
 			b.WriteString(".")
 		}
-		b.WriteString(shown(seg))
+		b.WriteString(Shown(seg))
 	}
 	return pick(present, "with "+b.String()+" "+v, "with no "+b.String())
 }
@@ -622,7 +571,7 @@ func shownValue(v string) string {
 	if v == "" {
 		return `""`
 	}
-	return clip(v, maxComparedValue+20)
+	return Clip(v, maxComparedValue+20)
 }
 
 func pick(c bool, a, b string) string {
@@ -668,11 +617,11 @@ func (r *referee) key(t *Test, seed uint64) string {
 		return "" // not a key: run the reference every time
 	}
 	var objs []byte
-	for _, o := range t.objects {
+	for _, o := range t.Parsed {
 		objs = ctrl.AppendObject(objs, o)
 	}
 	for i := range t.Steps {
-		for _, o := range t.Steps[i].objects {
+		for _, o := range t.Steps[i].Parsed {
 			objs = ctrl.AppendObject(objs, o)
 		}
 	}
@@ -697,14 +646,14 @@ func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 // observe returns the reference's observation of test t at seed: from
 // memory, from a concurrent run of the same, from CacheDir, or by running
 // the solution.
-func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+func (r *referee) Observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
 	e, key := r.e, r.key(t, seed)
 	if key == "" {
 		return r.run(ctx, t, seed)
 	}
 	for {
 		e.mu.Lock()
-		if o, ok := e.refs.get(key); ok {
+		if o, ok := e.refs.Get(key); ok {
 			e.mu.Unlock()
 			return o, nil
 		}

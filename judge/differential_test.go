@@ -173,20 +173,20 @@ func pod(name, image string, labels map[string]string, owner *ctrl.Deployment) *
 // flatten masks what differs between two correct runs and keeps what the
 // statement decides.
 func TestFlattenMasksVolatileFields(t *testing.T) {
-	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
-	d, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	api := NewAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	d, _ := api.Create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
 	a := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
 	a.UID, a.ResourceVersion, a.Generation, a.CreationTimestamp = "uid-9", "42", 3, time.Unix(5, 0)
 	a.Finalizers = []string{"b", "a"}
 	b := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
 	b.Finalizers = []string{"a", "b"}
-	fa, fb := flatten(a, deploymentModel{}, api, nil), flatten(b, deploymentModel{}, api, nil)
+	fa, fb := flatten(a, DeploymentModel{}, api, nil), flatten(b, DeploymentModel{}, api, nil)
 	if !sameFields(&fa, &fb) {
 		t.Fatalf("volatile fields compared:\n%v\n%v", fa.fields, fb.fields)
 	}
 	// The owner's uid is compared by whether it is the owner's.
 	b.OwnerReferences[0].UID = "uid-77"
-	fb = flatten(b, deploymentModel{}, api, nil)
+	fb = flatten(b, DeploymentModel{}, api, nil)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with an owner reference to Deployment web that carries the owner's uid" ||
 		y != "with an owner reference to Deployment web that carries another object's uid" {
 		t.Fatalf("uid: %q / %q", x, y)
@@ -195,28 +195,28 @@ func TestFlattenMasksVolatileFields(t *testing.T) {
 	b.OwnerReferences[0].UID = a.OwnerReferences[0].UID
 	b.OwnerReferences[0].BlockOwnerDeletion = false
 	b.Annotations = map[string]string{"x": "y"}
-	free, err := parseReference(&Reference{Free: []string{"Pod metadata.annotations", "* metadata.ownerReferences.*.blockOwnerDeletion"}})
+	free, err := ParseReference(&Reference{Free: []string{"Pod metadata.annotations", "* metadata.ownerReferences.*.blockOwnerDeletion"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fa, fb = flatten(a, deploymentModel{}, api, free), flatten(b, deploymentModel{}, api, free)
+	fa, fb = flatten(a, DeploymentModel{}, api, free), flatten(b, DeploymentModel{}, api, free)
 	if !sameFields(&fa, &fb) {
 		t.Fatalf("free fields compared: %v", fb.fields)
 	}
-	fa, fb = flatten(a, deploymentModel{}, api, free[:1]), flatten(b, deploymentModel{}, api, free[:1])
+	fa, fb = flatten(a, DeploymentModel{}, api, free[:1]), flatten(b, DeploymentModel{}, api, free[:1])
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with blockOwnerDeletion true in its owner reference to Deployment web" ||
 		y != "with blockOwnerDeletion false in its owner reference to Deployment web" {
 		t.Fatalf("blockOwnerDeletion: %q / %q", x, y)
 	}
 	// What the statement decides is compared, and worded.
 	b.OwnerReferences = nil
-	fb = flatten(b, deploymentModel{}, api, free)
+	fb = flatten(b, DeploymentModel{}, api, free)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with Deployment web as its controller" || y != "with no owner reference to Deployment web" {
 		t.Fatalf("owner: %q / %q", x, y)
 	}
 	b.OwnerReferences = a.OwnerReferences
 	b.Labels = nil
-	fb = flatten(b, deploymentModel{}, api, free)
+	fb = flatten(b, DeploymentModel{}, api, free)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with label app=web" || y != "with no label app" {
 		t.Fatalf("labels: %q / %q", x, y)
 	}
@@ -224,7 +224,7 @@ func TestFlattenMasksVolatileFields(t *testing.T) {
 
 func TestParseReferenceRefusesBadDeclarations(t *testing.T) {
 	for _, r := range []Reference{{Writes: "some"}, {Free: []string{"metadata.labels"}}, {Free: []string{"Service spec"}}} {
-		if _, err := parseReference(&r); err == nil {
+		if _, err := ParseReference(&r); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
 	}
@@ -234,13 +234,13 @@ func TestParseReferenceRefusesBadDeclarations(t *testing.T) {
 // seed) are the same object when their fields are; what is left is told
 // as a difference.
 func TestCompareEndMatchesByContent(t *testing.T) {
-	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
-	o, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	api := NewAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	o, _ := api.Create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
 	d := o.(*ctrl.Deployment)
 	flat := func(ps ...*ctrl.Pod) []flatObject {
 		var out []flatObject
 		for _, p := range ps {
-			out = append(out, flatten(p, deploymentModel{}, api, nil))
+			out = append(out, flatten(p, DeploymentModel{}, api, nil))
 		}
 		return out
 	}

@@ -259,7 +259,7 @@ func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byt
 	}
 	key := hashOf(EngineVersion, e.goVer, string(code), fileName)
 	e.mu.Lock()
-	if w, ok := e.builds.get(key); ok {
+	if w, ok := e.builds.Get(key); ok {
 		e.mu.Unlock()
 		return w, true, nil
 	}
@@ -321,16 +321,16 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 
 	faultKey := "planned"
 	if s.SetFaults {
-		faultKey = "set:" + joinNames(s.Faults, ",")
+		faultKey = "set:" + JoinNames(s.Faults, ",")
 		for _, f := range s.Faults {
 			if !slices.Contains(verdict.Faults, f) {
-				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+joinNames(verdict.Faults, ", ")+")", progress)
+				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+JoinNames(verdict.Faults, ", ")+")", progress)
 			}
 		}
 	}
 	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, faultKey, s.FileName, string(s.Code), string(s.Scenario))
 	e.mu.Lock()
-	cachedV, ok := e.verdicts.get(vkey)
+	cachedV, ok := e.verdicts.Get(vkey)
 	e.mu.Unlock()
 	if ok {
 		out := *cachedV
@@ -376,7 +376,7 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 
 	var tests []*Test
 	if s.Scenario != nil {
-		t, err := ParseScenario("the scenario", s.Scenario)
+		t, err := ParseScenario("the scenario", s.Scenario, Checks)
 		if err != nil {
 			return e.internal(v, err.Error(), progress)
 		}
@@ -500,7 +500,7 @@ type lru[V any] struct {
 
 func newLRU[V any](max int) *lru[V] { return &lru[V]{max: max, m: map[string]V{}} }
 
-func (l *lru[V]) get(k string) (V, bool) {
+func (l *lru[V]) Get(k string) (V, bool) {
 	v, ok := l.m[k]
 	if ok {
 		l.touch(k)

@@ -133,7 +133,7 @@ var difficulties = []string{"easy", "medium", "hard"}
 
 // LoadCatalog reads every chapter (a folder with chapter.md) and exercise (a
 // folder with problem.md) in fsys.
-func LoadCatalog(fsys fs.FS) (*Catalog, error) {
+func LoadCatalog(fsys fs.FS, checks Checker) (*Catalog, error) {
 	c := &Catalog{}
 	var problems []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -159,7 +159,7 @@ func LoadCatalog(fsys fs.FS) (*Catalog, error) {
 		return nil, err
 	}
 	for _, dir := range problems {
-		e, err := LoadExercise(fsys, dir)
+		e, err := LoadExercise(fsys, dir, checks)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func loadChapter(fsys fs.FS, p string) (*Chapter, error) {
 }
 
 // LoadExercise reads and validates the exercise in folder dir of fsys.
-func LoadExercise(fsys fs.FS, dir string) (*Exercise, error) {
+func LoadExercise(fsys fs.FS, dir string, c Checker) (*Exercise, error) {
 	read := func(name string) ([]byte, error) { return fs.ReadFile(fsys, path.Join(dir, name)) }
 	pm, err := read("problem.md")
 	if err != nil {
@@ -246,7 +246,7 @@ func LoadExercise(fsys fs.FS, dir string) (*Exercise, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Suite, err = ParseSuite(path.Join(dir, "tests.yaml"), tb); err != nil {
+	if e.Suite, err = ParseSuite(path.Join(dir, "tests.yaml"), tb, c); err != nil {
 		return nil, err
 	}
 	for _, m := range e.Suite.Mutants {
@@ -255,7 +255,7 @@ func LoadExercise(fsys fs.FS, dir string) (*Exercise, error) {
 			return nil, fmt.Errorf("%s/tests.yaml: mutant %s: %w", dir, m.File, err)
 		}
 		if strings.HasSuffix(m.File, ".patch") {
-			if code, err = applyPatch(code, solution); err != nil {
+			if code, err = ApplyPatch(code, solution); err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", dir, m.File, err)
 			}
 		}
@@ -283,7 +283,7 @@ func validSlug(s string) bool {
 // applyPatch applies a mutant written as a unified diff against
 // solution.go, so that a mutant shows exactly its bug and breaks loudly
 // when the solution changes under it.
-func applyPatch(patch, solution []byte) ([]byte, error) {
+func ApplyPatch(patch, solution []byte) ([]byte, error) {
 	files, _, err := gitdiff.Parse(bytes.NewReader(patch))
 	if err != nil {
 		return nil, fmt.Errorf("not a unified diff: %w", err)

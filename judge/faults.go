@@ -2,7 +2,6 @@ package judge
 
 import (
 	"math/rand/v2"
-	"strings"
 
 	"ctrljudge/judge/verdict"
 )
@@ -169,7 +168,7 @@ func (p *faultPlan) maybeServerError(call string, busy bool) bool {
 }
 
 // note writes down a fault that fired.
-func (p *faultPlan) note(words string) { p.log = append(p.log, words) }
+func (p *faultPlan) Note(words string) { p.log = append(p.log, words) }
 
 // classes are the classes that fired, in verdict.Faults order.
 func (p *faultPlan) classes() []verdict.Fault {
@@ -180,18 +179,6 @@ func (p *faultPlan) classes() []verdict.Fault {
 		}
 	}
 	return out
-}
-
-// joinNames is strings.Join for faults and other named strings.
-func joinNames[T ~string](xs []T, sep string) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(string(x))
-	}
-	return b.String()
 }
 
 // repin decides what the next run of a test that passed fixes in its
@@ -222,7 +209,7 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	}
 	if p := s.faults; p.planned[verdict.FaultServerError] && !pins.triedServer {
 		pins.triedServer = true
-		for _, call := range sortedKeys(p.serverCalls) {
+		for _, call := range SortedKeys(p.serverCalls) {
 			if n := p.serverCalls[call]; !p.serverHit[call] {
 				pins.serverAt[call] = rng.IntN(n)
 			}

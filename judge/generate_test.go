@@ -160,16 +160,16 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 		t.Fatalf("want a shrunk generated scenario first, got %+v", first)
 	}
 	orig := generatedTests(ex.Suite, 3, first.Name)[0]
-	sc, err := ParseScenario("printed", []byte(first.Scenario))
+	sc, err := ParseScenario("printed", []byte(first.Scenario), Checks)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, first.Scenario)
 	}
 	if sc.YAML() != first.Scenario {
 		t.Fatalf("parsed back, it prints otherwise:\n%s\nvs\n%s", sc.YAML(), first.Scenario)
 	}
-	if size := func(t *Test) int { return len(t.Steps) + len(t.objects) + len(t.Faults) }; size(sc) >= size(orig) {
+	if size := func(t *Test) int { return len(t.Steps) + len(t.Parsed) + len(t.Faults) }; size(sc) >= size(orig) {
 		t.Errorf("not shrunk: %d steps, %d objects, %d faults (from %d, %d, %d)",
-			len(sc.Steps), len(sc.objects), len(sc.Faults), len(orig.Steps), len(orig.objects), len(orig.Faults))
+			len(sc.Steps), len(sc.Parsed), len(sc.Faults), len(orig.Steps), len(orig.Parsed), len(orig.Faults))
 	}
 	// Replayed alone, at another seed: its own seed makes the same run.
 	rv, _ := judgeIt(Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 99, Scenario: []byte(first.Scenario)})
@@ -184,7 +184,7 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 	i := strings.Index(string(src), "\ntests:\n") + len("\ntests:") // as the first test
 
 	pasted := string(src[:i]) + "\n" + strings.TrimSuffix(first.Scenario, "\n") + string(src[i:])
-	s, err := ParseSuite("tests.yaml", []byte(pasted))
+	s, err := ParseSuite("tests.yaml", []byte(pasted), Checks)
 	if err != nil {
 		t.Fatalf("pasted: %v", err)
 	}
@@ -198,12 +198,12 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 func TestGenerateBlockIsChecked(t *testing.T) {
 	y := "controller: {for: Deployment}\nmodel: deployment\ngenerate: {scenarios: 2, stepKinds: [scale, config-edit]}\n" +
 		"tests:\n- name: t\n  sample: true\n  objects: \"\"\n"
-	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), `"config-edit" is none of the deployment model's: scale (change a Deployment's replicas)`) {
+	if _, err := ParseSuite("t.yaml", []byte(y), Checks); err == nil || !strings.Contains(err.Error(), `"config-edit" is none of the deployment model's: scale (change a Deployment's replicas)`) {
 		t.Fatalf("err = %v", err)
 	}
 	y = strings.Replace(y, "name: t\n", "name: generated 1\n", 1)
 	y = strings.Replace(y, ", config-edit", "", 1)
-	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "kept for generated scenarios") {
+	if _, err := ParseSuite("t.yaml", []byte(y), Checks); err == nil || !strings.Contains(err.Error(), "kept for generated scenarios") {
 		t.Fatalf("err = %v", err)
 	}
 }

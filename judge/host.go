@@ -84,18 +84,18 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		ns, name, _ := strings.Cut(h.key, "/")
 		r.Request = ctrl.Request{NamespacedName: ctrl.NamespacedName{Namespace: ns, Name: name}}
 	case ctrl.OpNow:
-		r.Now = s.clock.time()
+		r.Now = s.clock.Time()
 	case ctrl.OpLog:
-		s.rec.out.WriteString(c.Text)
-		s.rec.out.WriteString("\n")
+		s.rec.Out.WriteString(c.Text)
+		s.rec.Out.WriteString("\n")
 	case ctrl.OpResult:
 		h.result = &c
 	case ctrl.OpTooLarge:
 		r = h.tooLarge(c)
 	case ctrl.OpGet:
-		r = s.inf.get(c)
+		r = s.inf.Get(c)
 	case ctrl.OpList:
-		r = s.inf.list(c)
+		r = s.inf.List(c)
 	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus, ctrl.OpDelete:
 		var stop error
 		r, stop = s.write(c)
@@ -127,18 +127,18 @@ func callKind(c *ctrl.Call) string {
 func apiCallName(c *ctrl.Call) (string, bool) {
 	switch c.Op {
 	case ctrl.OpGet:
-		return "Get of " + string(c.Kind) + " " + shown(c.Key.Name), true
+		return "Get of " + string(c.Kind) + " " + Shown(c.Key.Name), true
 	case ctrl.OpList:
 		return "List of " + string(c.Kind) + "s", true
 	case ctrl.OpDelete:
-		return "delete of " + string(c.Kind) + " " + shown(c.Key.Name), true
+		return "delete of " + string(c.Kind) + " " + Shown(c.Key.Name), true
 	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus:
 		m := c.Object.GetObjectMeta()
 		name := m.Name
 		if name == "" {
 			name = m.GenerateName + "…"
 		}
-		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + shown(name), true
+		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + Shown(name), true
 	}
 	return "", false
 }

@@ -8,27 +8,27 @@ import (
 
 // informerWith is an informer fed by a test server, as the sim wires it;
 // byController says whose writes the next events are.
-func informerWith() (*apiServer, *informer, *bool) {
-	api, _ := newTestServer()
-	in := newInformer()
+func informerWith() (*APIServer, *Informer, *bool) {
+	api, _ := NewTestServer()
+	in := NewInformer()
 	byController := new(bool)
-	api.watch = func(ev watchEvent) { in.observe(ev, *byController) }
+	api.Watch = func(ev WatchEvent) { in.Observe(ev, *byController) }
 	return api, in, byController
 }
 
-func delivered(in *informer) []string {
+func delivered(in *Informer) []string {
 	var keys []string
-	in.deliver(func(ev watchEvent) { keys = append(keys, string(ev.Type)+" "+ev.Object.GetObjectMeta().Name) })
+	in.Deliver(func(ev WatchEvent) { keys = append(keys, string(ev.Type)+" "+ev.Object.GetObjectMeta().Name) })
 	return keys
 }
 
-func cached(in *informer, name string) ctrl.Object {
-	return in.get(ctrl.Call{Kind: ctrl.KindDeployment, Key: ctrl.NamespacedName{Name: name}}).Object
+func cached(in *Informer, name string) ctrl.Object {
+	return in.Get(ctrl.Call{Kind: ctrl.KindDeployment, Key: ctrl.NamespacedName{Name: name}}).Object
 }
 
 func TestInformerShowsWritesOnlyOnceDelivered(t *testing.T) {
 	api, in, _ := informerWith()
-	api.create(deployment("web", 1, "v1"), false)
+	api.Create(Deployment("web", 1, "v1"), false)
 	if cached(in, "web") != nil {
 		t.Fatal("the cache shows an event not yet delivered")
 	}
@@ -38,9 +38,9 @@ func TestInformerShowsWritesOnlyOnceDelivered(t *testing.T) {
 	if cached(in, "web") == nil {
 		t.Fatal("the cache misses a delivered object")
 	}
-	api.delete(ctrl.KindDeployment, "default", "web")
+	api.Delete(ctrl.KindDeployment, "default", "web")
 	delivered(in)
-	if r := in.get(ctrl.Call{Kind: ctrl.KindDeployment, Key: ctrl.NamespacedName{Name: "web"}}); r.Err == nil || r.Err.Reason != ctrl.ReasonNotFound {
+	if r := in.Get(ctrl.Call{Kind: ctrl.KindDeployment, Key: ctrl.NamespacedName{Name: "web"}}); r.Err == nil || r.Err.Reason != ctrl.ReasonNotFound {
 		t.Fatalf("a deleted object reads as %+v", r)
 	}
 }
@@ -48,12 +48,12 @@ func TestInformerShowsWritesOnlyOnceDelivered(t *testing.T) {
 func TestInformerHoldsOwnWritesUntilTheReconcileEnds(t *testing.T) {
 	api, in, byController := informerWith()
 	*byController = true
-	api.create(deployment("web", 1, "v1"), false)
+	api.Create(Deployment("web", 1, "v1"), false)
 	*byController = false
 	if got := delivered(in); len(got) != 0 {
 		t.Fatalf("the controller's own write was delivered mid-reconcile: %v", got)
 	}
-	if in.reconciled(func() bool { return false }) {
+	if in.Reconciled(func() bool { return false }) {
 		t.Fatal("reported a stale read that was not asked for")
 	}
 	if got := join(delivered(in)); got != "ADDED web" {
@@ -64,22 +64,22 @@ func TestInformerHoldsOwnWritesUntilTheReconcileEnds(t *testing.T) {
 func TestInformerStaleReadKeepsEachObjectsOrder(t *testing.T) {
 	api, in, byController := informerWith()
 	*byController = true
-	web, _ := api.create(deployment("web", 1, "v1"), false)
+	web, _ := api.Create(Deployment("web", 1, "v1"), false)
 	*byController = false
 	asked := 0
-	if !in.reconciled(func() bool { asked++; return true }) || asked != 1 {
+	if !in.Reconciled(func() bool { asked++; return true }) || asked != 1 {
 		t.Fatal("the stale read was not applied")
 	}
 	// A later change to the held object waits behind it; another object's
 	// does not.
 	next := ctrl.DeepCopy(web).(*ctrl.Deployment)
 	next.Spec.Replicas = 2
-	api.update(next, false)
-	api.create(deployment("db", 1, "v1"), false)
-	if got := join(delivered(in)); got != "ADDED db" || !in.holding() {
-		t.Fatalf("while held delivered %q (holding %v)", got, in.holding())
+	api.Update(next, false)
+	api.Create(Deployment("db", 1, "v1"), false)
+	if got := join(delivered(in)); got != "ADDED db" || !in.Holding() {
+		t.Fatalf("while held delivered %q (holding %v)", got, in.Holding())
 	}
-	in.release()
+	in.Release()
 	if got := join(delivered(in)); got != "ADDED web MODIFIED web" {
 		t.Fatalf("released %q", got)
 	}
@@ -87,7 +87,7 @@ func TestInformerStaleReadKeepsEachObjectsOrder(t *testing.T) {
 		t.Fatal("the cache did not end on the latest state")
 	}
 	// Nothing written: the stale-read fault has no opportunity.
-	if in.reconciled(func() bool { t.Fatal("asked with no writes"); return true }) {
+	if in.Reconciled(func() bool { t.Fatal("asked with no writes"); return true }) {
 		t.Fatal("held nothing, yet reported a stale read")
 	}
 }
@@ -95,8 +95,8 @@ func TestInformerStaleReadKeepsEachObjectsOrder(t *testing.T) {
 func TestInformerCrashKeepsWhatWasWritten(t *testing.T) {
 	api, in, byController := informerWith()
 	*byController = true
-	api.create(deployment("web", 1, "v1"), false)
-	in.crashed()
+	api.Create(Deployment("web", 1, "v1"), false)
+	in.Crashed()
 	if got := join(delivered(in)); got != "ADDED web" {
 		t.Fatalf("after a crash delivered %q", got)
 	}
@@ -104,37 +104,37 @@ func TestInformerCrashKeepsWhatWasWritten(t *testing.T) {
 
 func TestInformerResyncListsTheServer(t *testing.T) {
 	api, in, _ := informerWith()
-	api.create(deployment("b", 1, "v1"), false)
-	api.create(deployment("a", 1, "v1"), false)
-	api.create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "p", Namespace: "default"}}, false)
-	in.resync(api)
+	api.Create(Deployment("b", 1, "v1"), false)
+	api.Create(Deployment("a", 1, "v1"), false)
+	api.Create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "p", Namespace: "default"}}, false)
+	in.Resync(api)
 	if got := delivered(in); len(got) != 0 {
 		t.Fatalf("events from before the resync were delivered: %v", got)
 	}
-	items := in.list(ctrl.Call{Kind: ctrl.KindDeployment}).Items
+	items := in.List(ctrl.Call{Kind: ctrl.KindDeployment}).Items
 	if len(items) != 2 || items[0].GetObjectMeta().Name != "a" || items[1].GetObjectMeta().Name != "b" {
 		t.Fatalf("list %v, want a and b in key order", items)
 	}
 	// The cache holds copies: the server's objects stay the server's.
 	items[0].GetObjectMeta().Name = "changed"
-	if api.get(ctrl.KindDeployment, "default", "a") == nil {
+	if api.Get(ctrl.KindDeployment, "default", "a") == nil {
 		t.Fatal("the cache shares objects with the server")
 	}
 }
 
 func TestInformerListFilters(t *testing.T) {
 	api, in, _ := informerWith()
-	web, _ := api.create(deployment("web", 1, "v1"), false)
+	web, _ := api.Create(Deployment("web", 1, "v1"), false)
 	mine := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "mine", Namespace: "default", Labels: map[string]string{"app": "web"}}}
 	ctrl.SetControllerReference(web, mine)
-	api.create(mine, false)
-	api.create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "other", Namespace: "default", Labels: map[string]string{"app": "db"}}}, false)
-	api.create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "elsewhere", Namespace: "kube-system", Labels: map[string]string{"app": "web"}}}, false)
+	api.Create(mine, false)
+	api.Create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "other", Namespace: "default", Labels: map[string]string{"app": "db"}}}, false)
+	api.Create(&ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "elsewhere", Namespace: "kube-system", Labels: map[string]string{"app": "web"}}}, false)
 	delivered(in)
 	names := func(c ctrl.Call) string {
 		c.Kind = ctrl.KindPod
 		var n []string
-		for _, o := range in.list(c).Items {
+		for _, o := range in.List(c).Items {
 			n = append(n, o.GetObjectMeta().Name)
 		}
 		return join(n)

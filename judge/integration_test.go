@@ -42,7 +42,7 @@ func engine(t *testing.T) *Engine {
 
 func catalog(t *testing.T) *Catalog {
 	t.Helper()
-	c, err := LoadCatalog(exercises.FS)
+	c, err := LoadCatalog(exercises.FS, Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestLearnerFiles(t *testing.T) {
 						t.Errorf("verdict of %d bytes, more than %d", len(b), max)
 					}
 				case "output-truncated":
-					if !first.OutputTruncated || len(first.Output) > maxOutputBytes {
+					if !first.OutputTruncated || len(first.Output) > MaxOutputBytes {
 						t.Errorf("output of %d bytes, truncated=%v", len(first.Output), first.OutputTruncated)
 					}
 				case "any-message":
@@ -141,9 +141,9 @@ func TestLearnerFiles(t *testing.T) {
 				case "diagnostic":
 					found := false
 					for _, d := range v.Diagnostics {
-						s := d.File + ":" + itoa(int32(d.Line))
+						s := d.File + ":" + Itoa(int32(d.Line))
 						if d.Column > 0 {
-							s += ":" + itoa(int32(d.Column))
+							s += ":" + Itoa(int32(d.Column))
 						}
 						if strings.HasPrefix(s+": "+d.Message, val) {
 							found = true

@@ -12,14 +12,12 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-func init() { models["confighash"] = configHashModel{} }
-
 // The annotations of exercise 174: a Deployment names its ConfigMap in
 // its own metadata, and the controller stamps the hash of that ConfigMap's
 // data on the Pod template, so that a config change is a spec change.
 const (
-	configAnnotation = "ctrljudge.dev/config"
-	hashAnnotation   = "ctrljudge.dev/config-hash"
+	ConfigAnnotation = "ctrljudge.dev/config"
+	HashAnnotation   = "ctrljudge.dev/config-hash"
 )
 
 // configHashModel: every Deployment naming a ConfigMap carries, in its
@@ -27,11 +25,11 @@ const (
 // when the ConfigMap does not exist. The controller writes that one
 // annotation and nothing else: no other field of a Deployment, no
 // Deployment that names no ConfigMap, never a ConfigMap.
-type configHashModel struct{}
+type ConfigHashModel struct{}
 
 // configHash is the hash the exercise defines: SHA-256, hex-encoded, of the
 // entries sorted by key, each as key "=" value "\n".
-func configHash(data map[string]string) string {
+func ConfigHash(data map[string]string) string {
 	h := sha256.New()
 	for _, k := range slices.Sorted(maps.Keys(data)) {
 		h.Write([]byte(k + "=" + data[k] + "\n"))
@@ -41,12 +39,12 @@ func configHash(data map[string]string) string {
 
 // wantHash returns the hash Deployment d's template should carry and
 // whether it should carry one at all, with the ConfigMap it comes from.
-func wantHash(w *world, d *ctrl.Deployment) (hash string, ok bool, cm *ctrl.ConfigMap) {
-	name := d.Annotations[configAnnotation]
-	for _, o := range w.list(ctrl.KindConfigMap) {
+func wantHash(w ZWorld, d *ctrl.Deployment) (hash string, ok bool, cm *ctrl.ConfigMap) {
+	name := d.Annotations[ConfigAnnotation]
+	for _, o := range w.List(ctrl.KindConfigMap) {
 		c := o.(*ctrl.ConfigMap)
 		if c.Namespace == d.Namespace && c.Name == name && c.DeletionTimestamp == nil {
-			return configHash(c.Data), true, c
+			return ConfigHash(c.Data), true, c
 		}
 	}
 	return "", false, nil
@@ -61,24 +59,24 @@ func short(h string) string {
 	return h
 }
 
-func (configHashModel) converged(w *world) (bool, string) {
-	for _, o := range w.list(ctrl.KindDeployment) {
+func (ConfigHashModel) Converged(w ZWorld) (bool, string) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
-		name := d.Annotations[configAnnotation]
+		name := d.Annotations[ConfigAnnotation]
 		if d.DeletionTimestamp != nil || name == "" {
 			continue // one naming no ConfigMap is safety's to guard
 		}
-		have, has := d.Spec.Template.Annotations[hashAnnotation]
+		have, has := d.Spec.Template.Annotations[HashAnnotation]
 		want, exists, _ := wantHash(w, d)
 		switch {
 		case exists && !has:
-			return false, "Deployment " + d.Name + "'s Pod template has no " + hashAnnotation + " annotation, but ConfigMap " + name +
+			return false, "Deployment " + d.Name + "'s Pod template has no " + HashAnnotation + " annotation, but ConfigMap " + name +
 				" exists and its data hashes to " + short(want) + "… (spec.template.metadata.annotations is where the hash goes)."
 		case exists && have != want:
-			return false, "Deployment " + d.Name + "'s template says " + hashAnnotation + " " + short(have) + "…, but ConfigMap " + name +
+			return false, "Deployment " + d.Name + "'s template says " + HashAnnotation + " " + short(have) + "…, but ConfigMap " + name +
 				" hashes to " + short(want) + "… (its data is " + describeData(w, d) + "), so the template does not record the config its Pods should run with."
 		case !exists && has:
-			return false, "Deployment " + d.Name + "'s template still says " + hashAnnotation + " " + short(have) + "…, but ConfigMap " + name +
+			return false, "Deployment " + d.Name + "'s template still says " + HashAnnotation + " " + short(have) + "…, but ConfigMap " + name +
 				" does not exist: with no config to hash, the annotation must be removed."
 		}
 	}
@@ -86,7 +84,7 @@ func (configHashModel) converged(w *world) (bool, string) {
 }
 
 // describeData renders the data of the ConfigMap d names, sorted by key.
-func describeData(w *world, d *ctrl.Deployment) string {
+func describeData(w ZWorld, d *ctrl.Deployment) string {
 	_, _, cm := wantHash(w, d)
 	if cm == nil {
 		return "missing"
@@ -108,21 +106,21 @@ func renderData(data map[string]string) string {
 // checkWrite: the only write allowed is an update of a Deployment naming a
 // ConfigMap, and it may change that Deployment's template hash annotation
 // and nothing else.
-func (configHashModel) checkWrite(w *world, wr *write) string {
+func (ConfigHashModel) CheckWrite(w ZWorld, wr *Write) string {
 	m := wr.Object.GetObjectMeta()
 	kind := string(wr.Object.GetObjectKind())
 	d, ok := wr.Object.(*ctrl.Deployment)
 	if !ok || wr.Verb != "update" || wr.Before == nil {
 		return "Your controller wrote to " + kind + " " + m.Name + " (" + wr.Verb + "). Its one write is an Update of a Deployment, " +
-			"to set or remove the " + hashAnnotation + " annotation on the Pod template; the ConfigMaps and Deployments themselves are the user's."
+			"to set or remove the " + HashAnnotation + " annotation on the Pod template; the ConfigMaps and Deployments themselves are the user's."
 	}
 	before := wr.Before.(*ctrl.Deployment)
-	if before.Annotations[configAnnotation] == "" {
-		return "Your controller updated Deployment " + d.Name + ", which names no ConfigMap (it has no " + configAnnotation +
+	if before.Annotations[ConfigAnnotation] == "" {
+		return "Your controller updated Deployment " + d.Name + ", which names no ConfigMap (it has no " + ConfigAnnotation +
 			" annotation). Such a Deployment is not this controller's business: leave it exactly as it is."
 	}
 	if a, b := withoutHash(before), withoutHash(d); a != b {
-		return "Your update of Deployment " + d.Name + " changed more than the " + hashAnnotation + " annotation of spec.template.metadata: " +
+		return "Your update of Deployment " + d.Name + " changed more than the " + HashAnnotation + " annotation of spec.template.metadata: " +
 			changedParts(before, d) + ". Everything else in the Deployment is the user's; change only that one annotation."
 	}
 	return ""
@@ -133,7 +131,7 @@ func (configHashModel) checkWrite(w *world, wr *write) string {
 // controller may not change. Empty and missing maps render alike.
 func withoutHash(d *ctrl.Deployment) string {
 	c := ctrl.DeepCopy(d).(*ctrl.Deployment)
-	delete(c.Spec.Template.Annotations, hashAnnotation)
+	delete(c.Spec.Template.Annotations, HashAnnotation)
 	c.ResourceVersion, c.Generation = "", 0
 	c.Status = ctrl.DeploymentStatus{}
 	b, _ := json.Marshal(c) // maps marshal in key order
@@ -153,7 +151,7 @@ func changedParts(a, b *ctrl.Deployment) string {
 		parts = append(parts, "other template annotations went from {"+renderData(ta)+"} to {"+renderData(tb)+"}")
 	}
 	if a.Spec.Replicas != b.Spec.Replicas {
-		parts = append(parts, "spec.replicas went from "+itoa(a.Spec.Replicas)+" to "+itoa(b.Spec.Replicas))
+		parts = append(parts, "spec.replicas went from "+Itoa(a.Spec.Replicas)+" to "+Itoa(b.Spec.Replicas))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "other fields of its metadata or spec differ")
@@ -164,7 +162,7 @@ func changedParts(a, b *ctrl.Deployment) string {
 func copyWithout(m map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		if k != hashAnnotation {
+		if k != HashAnnotation {
 			out[k] = v
 		}
 	}
@@ -184,9 +182,9 @@ func sameMap(a, b map[string]string) bool {
 }
 
 // hint points a learner at the usual cause of each failure here.
-func (configHashModel) hint(oracle verdict.Oracle) string { return configHashHints[oracle] }
+func (ConfigHashModel) hint(oracle verdict.Oracle) string { return ConfigHashHints[oracle] }
 
-var configHashHints = map[verdict.Oracle]string{
+var ConfigHashHints = map[verdict.Oracle]string{
 	verdict.OracleConvergence: "Hash the entries in sorted key order, each as key=value and a newline; put the hash in spec.template.metadata.annotations; remove it when the ConfigMap is gone; and return a failed Update's error so that it is retried.",
 	verdict.OracleIdempotency: "Compare the hash you computed with the one already on the template, and call Update only when they differ. If the hashes you write keep changing while the ConfigMap does not, your entries are not hashed in sorted key order.",
 	verdict.OracleSafety:      "Change only the template's config-hash annotation, and only on Deployments that name a ConfigMap; never write a ConfigMap.",
@@ -197,14 +195,14 @@ var configHashHints = map[verdict.Oracle]string{
 // sample: desired is the Deployments naming a ConfigMap, actual those
 // whose template carries a hash, ready those whose hash is right (or
 // absent, as it should be).
-func (configHashModel) sample(w *world) (desired, actual, ready int) {
-	for _, o := range w.list(ctrl.KindDeployment) {
+func (ConfigHashModel) Sample(w ZWorld) (desired, actual, ready int) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
-		if d.Annotations[configAnnotation] == "" {
+		if d.Annotations[ConfigAnnotation] == "" {
 			continue
 		}
 		desired++
-		have, has := d.Spec.Template.Annotations[hashAnnotation]
+		have, has := d.Spec.Template.Annotations[HashAnnotation]
 		if has {
 			actual++
 		}
@@ -217,31 +215,31 @@ func (configHashModel) sample(w *world) (desired, actual, ready int) {
 
 // describe says what a test's object starts with: the ConfigMap a
 // Deployment names and its hash, a ConfigMap's data.
-func (configHashModel) describe(o ctrl.Object) string {
+func (ConfigHashModel) describe(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		s := "no config annotation"
-		if n := x.Annotations[configAnnotation]; n != "" {
+		if n := x.Annotations[ConfigAnnotation]; n != "" {
 			s = "config " + n
 		}
-		if h, ok := x.Spec.Template.Annotations[hashAnnotation]; ok {
+		if h, ok := x.Spec.Template.Annotations[HashAnnotation]; ok {
 			return s + ", config-hash " + short(h)
 		}
 		return s + ", no config-hash"
 	case *ctrl.ConfigMap:
-		return "data " + renderData(x.Data) + ", hash " + short(configHash(x.Data))
+		return "data " + renderData(x.Data) + ", hash " + short(ConfigHash(x.Data))
 	}
 	return ""
 }
 
 // detail renders a written Deployment's template hash (its first eight
 // hex digits) for write sequences.
-func (configHashModel) detail(o ctrl.Object) string {
+func (ConfigHashModel) Detail(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)
 	if !ok {
 		return ""
 	}
-	if h, ok := d.Spec.Template.Annotations[hashAnnotation]; ok {
+	if h, ok := d.Spec.Template.Annotations[HashAnnotation]; ok {
 		return "config-hash " + short(h)
 	}
 	return "no config-hash"

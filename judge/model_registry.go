@@ -8,14 +8,12 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-func init() { models["registry"] = registryModel{} }
-
 const (
 	// registryFinalizer is the finalizer exercise 173's controller owns.
-	registryFinalizer = "ctrljudge.dev/registry"
+	RegistryFinalizer = "ctrljudge.dev/registry"
 	// registryNamespace and registryName locate the shared ConfigMap.
-	registryNamespace = "default"
-	registryName      = "registry"
+	RegistryNamespace = "default"
+	RegistryName      = "registry"
 )
 
 // registryModel: a shared ConfigMap, the registry, maps "namespace/name" of
@@ -32,14 +30,14 @@ const (
 // At rest, every live Deployment carries the finalizer and its entry holds
 // its image; no Deployment being deleted still carries the finalizer; and
 // the registry lists nothing else.
-type registryModel struct{}
+type RegistryModel struct{}
 
 // registryEntry is a Deployment's key in the registry.
 func registryEntry(d *ctrl.Deployment) string { return d.Namespace + "/" + d.Name }
 
 // registryOf returns the registry as stored, or nil.
-func registryOf(w *world) *ctrl.ConfigMap {
-	if o := w.api.get(ctrl.KindConfigMap, registryNamespace, registryName); o != nil {
+func registryOf(w ZWorld) *ctrl.ConfigMap {
+	if o := w.Get(ctrl.KindConfigMap, RegistryNamespace, RegistryName); o != nil {
 		return o.(*ctrl.ConfigMap)
 	}
 	return nil
@@ -47,25 +45,25 @@ func registryOf(w *world) *ctrl.ConfigMap {
 
 func isRegistry(o ctrl.Object) bool {
 	m := o.GetObjectMeta()
-	return o.GetObjectKind() == ctrl.KindConfigMap && orDefault(m.Namespace) == registryNamespace && m.Name == registryName
+	return o.GetObjectKind() == ctrl.KindConfigMap && OrDefault(m.Namespace) == RegistryNamespace && m.Name == RegistryName
 }
 
 // registryDeployment returns the stored Deployment an entry names, or nil.
-func registryDeployment(w *world, entry string) *ctrl.Deployment {
+func registryDeployment(w ZWorld, entry string) *ctrl.Deployment {
 	ns, name, ok := strings.Cut(entry, "/")
 	if !ok {
 		return nil
 	}
-	if o := w.api.get(ctrl.KindDeployment, ns, name); o != nil {
+	if o := w.Get(ctrl.KindDeployment, ns, name); o != nil {
 		return o.(*ctrl.Deployment)
 	}
 	return nil
 }
 
-func (registryModel) detail(o ctrl.Object) string {
+func (RegistryModel) Detail(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
-		if ctrl.ContainsFinalizer(x, registryFinalizer) {
+		if ctrl.ContainsFinalizer(x, RegistryFinalizer) {
 			return x.Name + " with finalizer"
 		}
 		return x.Name + " without finalizer"
@@ -77,7 +75,7 @@ func (registryModel) detail(o ctrl.Object) string {
 
 // describe shows what matters here of a test's starting objects: images,
 // finalizers and entries.
-func (registryModel) describe(o ctrl.Object) string {
+func (RegistryModel) describe(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		s := "image " + ctrl.PodImage(&x.Spec.Template.Spec)
@@ -93,7 +91,7 @@ func (registryModel) describe(o ctrl.Object) string {
 
 // hint replaces the hints written for exercise 171 where they would
 // mislead here: this controller makes two writes in a call on purpose.
-func (registryModel) hint(oracle verdict.Oracle) string {
+func (RegistryModel) hint(oracle verdict.Oracle) string {
 	switch oracle {
 	case verdict.OracleSafety:
 		return "Ask what a crash right after this write would leave behind: the finalizer goes on before the entry is written " +
@@ -115,25 +113,25 @@ func describeEntries(data map[string]string) string {
 		return "no entries"
 	}
 	parts := make([]string, 0, len(data))
-	for _, k := range sortedKeys(data) {
+	for _, k := range SortedKeys(data) {
 		parts = append(parts, k+"="+data[k])
 	}
 	return strings.Join(parts, " ")
 }
 
-func (registryModel) converged(w *world) (bool, string) {
+func (RegistryModel) Converged(w ZWorld) (bool, string) {
 	reg := registryOf(w)
 	if reg == nil {
-		return false, "The registry ConfigMap " + registryNamespace + "/" + registryName + " no longer exists."
+		return false, "The registry ConfigMap " + RegistryNamespace + "/" + RegistryName + " no longer exists."
 	}
 	live := map[string]bool{}
-	for _, o := range w.list(ctrl.KindDeployment) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
 		entry := registryEntry(d)
-		has := ctrl.ContainsFinalizer(d, registryFinalizer)
+		has := ctrl.ContainsFinalizer(d, RegistryFinalizer)
 		if d.DeletionTimestamp != nil {
 			if has {
-				why := "Deployment " + d.Name + " was deleted but is still there: the API server waits for your controller to remove the finalizer " + registryFinalizer
+				why := "Deployment " + d.Name + " was deleted but is still there: the API server waits for your controller to remove the finalizer " + RegistryFinalizer
 				if _, listed := reg.Data[entry]; listed {
 					return false, why + ", after removing the entry " + entry + " that the registry still holds."
 				}
@@ -143,7 +141,7 @@ func (registryModel) converged(w *world) (bool, string) {
 		}
 		live[entry] = true
 		if !has {
-			return false, "Deployment " + d.Name + " does not carry the finalizer " + registryFinalizer +
+			return false, "Deployment " + d.Name + " does not carry the finalizer " + RegistryFinalizer +
 				", so nothing would stop it from being deleted before its registry entry."
 		}
 		img := ctrl.PodImage(&d.Spec.Template.Spec)
@@ -155,7 +153,7 @@ func (registryModel) converged(w *world) (bool, string) {
 			return false, "The registry lists " + entry + "=" + got + ", but the Deployment's template asks for image " + img + "."
 		}
 	}
-	for _, entry := range sortedKeys(reg.Data) {
+	for _, entry := range SortedKeys(reg.Data) {
 		if !live[entry] {
 			return false, "The registry still lists " + entry + "=" + reg.Data[entry] + ", but no such Deployment is left: the entry is orphaned."
 		}
@@ -163,7 +161,7 @@ func (registryModel) converged(w *world) (bool, string) {
 	return true, ""
 }
 
-func (registryModel) checkWrite(w *world, wr *write) string {
+func (RegistryModel) CheckWrite(w ZWorld, wr *Write) string {
 	switch x := wr.Object.(type) {
 	case *ctrl.Deployment:
 		if wr.Verb != "update" || wr.Before == nil {
@@ -171,12 +169,12 @@ func (registryModel) checkWrite(w *world, wr *write) string {
 		}
 		before := wr.Before.(*ctrl.Deployment)
 		for _, f := range before.Finalizers {
-			if f != registryFinalizer && !slices.Contains(x.Finalizers, f) {
+			if f != RegistryFinalizer && !slices.Contains(x.Finalizers, f) {
 				return "Your update of Deployment " + x.Name + " removed the finalizer " + f +
-					", which belongs to another controller: remove only " + registryFinalizer + "."
+					", which belongs to another controller: remove only " + RegistryFinalizer + "."
 			}
 		}
-		if !ctrl.ContainsFinalizer(before, registryFinalizer) || ctrl.ContainsFinalizer(x, registryFinalizer) {
+		if !ctrl.ContainsFinalizer(before, RegistryFinalizer) || ctrl.ContainsFinalizer(x, RegistryFinalizer) {
 			return ""
 		}
 		entry := registryEntry(x)
@@ -198,7 +196,7 @@ func (registryModel) checkWrite(w *world, wr *write) string {
 		if wr.Before != nil {
 			old = wr.Before.(*ctrl.ConfigMap).Data
 		}
-		for _, entry := range sortedKeys(x.Data) {
+		for _, entry := range SortedKeys(x.Data) {
 			if v, ok := old[entry]; ok && v == x.Data[entry] {
 				continue
 			}
@@ -207,16 +205,16 @@ func (registryModel) checkWrite(w *world, wr *write) string {
 				return "Your write put " + entry + "=" + x.Data[entry] + " in the registry, but no Deployment " + entry +
 					" exists: the entry is orphaned from the start."
 			}
-			if !ctrl.ContainsFinalizer(d, registryFinalizer) {
+			if !ctrl.ContainsFinalizer(d, RegistryFinalizer) {
 				return "Your write put " + entry + "=" + x.Data[entry] + " in the registry before Deployment " + d.Name +
-					" carried the finalizer " + registryFinalizer + ". Were it deleted now, nothing would hold it back and the entry would be orphaned: add the finalizer first."
+					" carried the finalizer " + RegistryFinalizer + ". Were it deleted now, nothing would hold it back and the entry would be orphaned: add the finalizer first."
 			}
 		}
-		for _, entry := range sortedKeys(old) {
+		for _, entry := range SortedKeys(old) {
 			if _, ok := x.Data[entry]; ok {
 				continue
 			}
-			if d := registryDeployment(w, entry); d != nil && d.DeletionTimestamp == nil && ctrl.ContainsFinalizer(d, registryFinalizer) {
+			if d := registryDeployment(w, entry); d != nil && d.DeletionTimestamp == nil && ctrl.ContainsFinalizer(d, RegistryFinalizer) {
 				return "Your write dropped " + entry + " from the registry, but Deployment " + d.Name +
 					" is live and carries the finalizer: only a Deployment being deleted loses its entry."
 			}
@@ -227,15 +225,15 @@ func (registryModel) checkWrite(w *world, wr *write) string {
 
 // sample: desired counts live Deployments, actual the registry's entries,
 // ready the entries that are right and guarded by the finalizer.
-func (registryModel) sample(w *world) (desired, actual, ready int) {
+func (RegistryModel) Sample(w ZWorld) (desired, actual, ready int) {
 	reg := registryOf(w)
-	for _, o := range w.list(ctrl.KindDeployment) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
 		if d.DeletionTimestamp != nil {
 			continue
 		}
 		desired++
-		if reg == nil || !ctrl.ContainsFinalizer(d, registryFinalizer) {
+		if reg == nil || !ctrl.ContainsFinalizer(d, RegistryFinalizer) {
 			continue
 		}
 		if img, ok := reg.Data[registryEntry(d)]; ok && img == ctrl.PodImage(&d.Spec.Template.Spec) {

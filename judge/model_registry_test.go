@@ -48,7 +48,7 @@ func registrySuite(t *testing.T, objects, steps, faults, expect string) *Exercis
 }
 
 // registryKey is where the reference finds the registry.
-var registryKey = ctrl.ObjectKey{Namespace: registryNamespace, Name: registryName}
+var registryKey = ctrl.ObjectKey{Namespace: RegistryNamespace, Name: RegistryName}
 
 // registryOptions switch on one mistake each in registryReconciler.
 type registryOptions struct {
@@ -89,12 +89,12 @@ func registryReconciler(o registryOptions) func() ctrl.Reconciler {
 				if o.clearFinalizers {
 					d.Finalizers = nil
 				} else {
-					ctrl.RemoveFinalizer(&d, registryFinalizer)
+					ctrl.RemoveFinalizer(&d, RegistryFinalizer)
 				}
 				return update(&d)
 			}
 			if d.DeletionTimestamp != nil {
-				if !ctrl.ContainsFinalizer(&d, registryFinalizer) {
+				if !ctrl.ContainsFinalizer(&d, RegistryFinalizer) {
 					return ctrl.Result{}, nil
 				}
 				if o.finalizerFirst {
@@ -123,7 +123,7 @@ func registryReconciler(o registryOptions) func() ctrl.Reconciler {
 				return ctrl.Result{}, removeFinalizer()
 			}
 			addFinalizer := func() error {
-				if ctrl.AddFinalizer(&d, registryFinalizer) {
+				if ctrl.AddFinalizer(&d, RegistryFinalizer) {
 					return update(&d)
 				}
 				return nil
@@ -154,7 +154,7 @@ var registryRef = registryReconciler(registryOptions{})
 // edited next to it cannot break this test.
 func loadRegistryExercise(t *testing.T) *Exercise {
 	t.Helper()
-	ex, err := LoadExercise(exercises.FS, registryDir)
+	ex, err := LoadExercise(exercises.FS, registryDir, Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestRegistryCrashesLandBetweenPairedWrites(t *testing.T) {
 		}
 		between := 0
 		for seed := uint64(1); seed <= 30; seed++ {
-			s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, testSeed(seed, tc.Name))
+			s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, TestSeed(seed, tc.Name))
 			s.faults.on = true
 			s.play(tc)
 			if s.fail != nil {
@@ -306,12 +306,12 @@ func TestRegistryTraceAndTimeline(t *testing.T) {
 		registryDeploymentYAML("web", "[]", "web:v1")
 	ex := registrySuite(t, objs, "", "", "")
 	tc := ex.Suite.Tests[0]
-	s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, testSeed(1, tc.Name))
+	s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, TestSeed(1, tc.Name))
 	s.play(tc)
 	if s.fail != nil {
 		t.Fatalf("%s: %s", s.fail.oracle, s.fail.message)
 	}
-	first, last := s.rec.timeline[0], s.rec.timeline[len(s.rec.timeline)-1]
+	first, last := s.rec.Timeline[0], s.rec.Timeline[len(s.rec.Timeline)-1]
 	if first.Desired != 2 || first.Actual != 1 || first.Ready != 1 || last.Desired != 2 || last.Actual != 2 || last.Ready != 2 {
 		t.Errorf("timeline from %+v to %+v; want 2/1/1 to 2/2/2", first, last)
 	}

@@ -1,14 +1,13 @@
 package judge
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/verdict"
 )
-
-func init() { models["deployment-status"] = statusModel{} }
 
 // statusModel: a controller that only reports. Each Deployment's status
 // must count its Pods as they are on the API server, and observedGeneration
@@ -22,15 +21,15 @@ func init() { models["deployment-status"] = statusModel{} }
 //	updatedReplicas    those on the template's image
 //	readyReplicas      the Ready ones
 //	availableReplicas  the Ready ones on the template's image
-type statusModel struct{}
+type StatusModel struct{}
 
 // statusTable is exercise 172's table of what each field counts, among
 // the Pods that count at all (see staying). It is written from the
 // statement, field by field, rather than as the reference solution's one
 // pass over the Pods, so that a mistake in the solution is not copied here.
-var statusTable = []struct {
-	field  func(*ctrl.DeploymentStatus) *int32
-	counts func(p *ctrl.Pod, image string) bool
+var StatusTable = []struct {
+	Field  func(*ctrl.DeploymentStatus) *int32
+	Counts func(p *ctrl.Pod, image string) bool
 }{
 	{func(s *ctrl.DeploymentStatus) *int32 { return &s.Replicas }, func(*ctrl.Pod, string) bool { return true }},
 	{func(s *ctrl.DeploymentStatus) *int32 { return &s.UpdatedReplicas }, onImage},
@@ -44,32 +43,32 @@ func onImage(p *ctrl.Pod, image string) bool { return ctrl.PodImage(&p.Spec) == 
 
 // staying says whether a Pod counts at all: one being deleted is leaving
 // and a Failed one will never run again.
-func staying(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil && p.Status.Phase != ctrl.PodFailed }
+func Staying(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil && p.Status.Phase != ctrl.PodFailed }
 
 // wantStatus is the status Deployment d should report, from the API
 // server's Pods (not the controller's cache): each field of statusTable
 // counted on its own, and observedGeneration copied from the generation.
-func wantStatus(w *world, d *ctrl.Deployment) ctrl.DeploymentStatus {
+func wantStatus(w ZWorld, d *ctrl.Deployment) ctrl.DeploymentStatus {
 	st := ctrl.DeploymentStatus{ObservedGeneration: d.Generation}
 	img := ctrl.PodImage(&d.Spec.Template.Spec)
 	pods := statusPods(w, d)
-	for _, row := range statusTable {
+	for _, row := range StatusTable {
 		n := int32(0)
 		for _, p := range pods {
-			if staying(p) && row.counts(p, img) {
+			if Staying(p) && row.Counts(p, img) {
 				n++
 			}
 		}
-		*row.field(&st) = n
+		*row.Field(&st) = n
 	}
 	return st
 }
 
 // statusPods returns every Pod d controls, terminating and failed ones
 // included, in name order.
-func statusPods(w *world, d *ctrl.Deployment) []*ctrl.Pod {
+func statusPods(w ZWorld, d *ctrl.Deployment) []*ctrl.Pod {
 	var out []*ctrl.Pod
-	for _, o := range w.list(ctrl.KindPod) {
+	for _, o := range w.List(ctrl.KindPod) {
 		p := o.(*ctrl.Pod)
 		if p.Namespace == d.Namespace && ctrl.IsControlledBy(p, d) {
 			out = append(out, p)
@@ -85,12 +84,12 @@ func statusMismatches(d *ctrl.Deployment, have, want ctrl.DeploymentStatus) stri
 	var counts []string
 	field := func(name string, got, n int32, truth string) {
 		if got != n {
-			counts = append(counts, "status."+name+" is "+itoa(got)+", but "+truth)
+			counts = append(counts, "status."+name+" is "+Itoa(got)+", but "+truth)
 		}
 	}
-	field("replicas", have.Replicas, want.Replicas, "the Deployment has "+pods(int(want.Replicas)))
+	field("replicas", have.Replicas, want.Replicas, "the Deployment has "+Pods(int(want.Replicas)))
 	field("updatedReplicas", have.UpdatedReplicas, want.UpdatedReplicas,
-		"it has "+pods(int(want.UpdatedReplicas))+" on the template's image "+img)
+		"it has "+Pods(int(want.UpdatedReplicas))+" on the template's image "+img)
 	field("readyReplicas", have.ReadyReplicas, want.ReadyReplicas, "it has "+readyPods(want.ReadyReplicas))
 	field("availableReplicas", have.AvailableReplicas, want.AvailableReplicas,
 		"it has "+readyPods(want.AvailableReplicas)+" on the template's image "+img)
@@ -111,17 +110,17 @@ func readyPods(n int32) string {
 	if n == 1 {
 		return "1 Ready Pod"
 	}
-	return itoa(n) + " Ready Pods"
+	return Itoa(n) + " Ready Pods"
 }
 
-func (statusModel) converged(w *world) (bool, string) {
-	for _, o := range w.list(ctrl.KindDeployment) {
+func (StatusModel) Converged(w ZWorld) (bool, string) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
 		if d.DeletionTimestamp != nil {
 			continue
 		}
 		if bad := statusMismatches(d, d.Status, wantStatus(w, d)); bad != "" {
-			return false, "Deployment " + d.Name + ": " + bad + " Its Pods: " + describePods(statusPods(w, d)) + "."
+			return false, "Deployment " + d.Name + ": " + bad + " Its Pods: " + DescribePods(statusPods(w, d)) + "."
 		}
 	}
 	return true, ""
@@ -129,7 +128,7 @@ func (statusModel) converged(w *world) (bool, string) {
 
 // checkWrite: a reporting controller writes status and nothing else, and a
 // status never claims a generation the Deployment has not reached.
-func (statusModel) checkWrite(w *world, wr *write) string {
+func (StatusModel) CheckWrite(w ZWorld, wr *Write) string {
 	m := wr.Object.GetObjectMeta()
 	kind := string(wr.Object.GetObjectKind())
 	d, ok := wr.Object.(*ctrl.Deployment)
@@ -152,11 +151,11 @@ func (statusModel) checkWrite(w *world, wr *write) string {
 
 // hint points a learner at the usual cause of each failure in a
 // reporting controller (run.go's general hints speak of taking steps).
-func (statusModel) hint(oracle verdict.Oracle) string {
-	return statusHints[oracle]
+func (StatusModel) hint(oracle verdict.Oracle) string {
+	return StatusHints[oracle]
 }
 
-var statusHints = map[verdict.Oracle]string{
+var StatusHints = map[verdict.Oracle]string{
 	verdict.OracleConvergence: "Compare the counts with the Pods listed: which Pods does each field count? Is the status written with UpdateStatus, and is a failed write returned so that it is retried?",
 	verdict.OracleIdempotency: "Compute the status, compare it with the one stored on the Deployment, and write only when they differ.",
 	verdict.OracleSafety:      "This controller writes one thing: the Deployment's status, with observedGeneration copied from metadata.generation.",
@@ -165,8 +164,8 @@ var statusHints = map[verdict.Oracle]string{
 
 // sample: desired is the Pods that count (what status.replicas should
 // say), actual and ready are what the statuses report.
-func (statusModel) sample(w *world) (desired, actual, ready int) {
-	for _, o := range w.list(ctrl.KindDeployment) {
+func (StatusModel) Sample(w ZWorld) (desired, actual, ready int) {
+	for _, o := range w.List(ctrl.KindDeployment) {
 		d := o.(*ctrl.Deployment)
 		if d.DeletionTimestamp != nil {
 			continue
@@ -180,7 +179,7 @@ func (statusModel) sample(w *world) (desired, actual, ready int) {
 
 // describe says what a test's Deployment starts with: its image and the
 // status it already reports. Pods keep run.go's words.
-func (m statusModel) describe(o ctrl.Object) string {
+func (m StatusModel) describe(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)
 	if !ok {
 		return ""
@@ -189,19 +188,25 @@ func (m statusModel) describe(o ctrl.Object) string {
 	if d.Status == (ctrl.DeploymentStatus{}) {
 		return s + ", no status yet"
 	}
-	return s + ", status: " + m.detail(d)
+	return s + ", status: " + m.Detail(d)
 }
 
 // detail renders a Deployment's status (so a write sequence shows what was
 // reported) and a Pod's image.
-func (statusModel) detail(o ctrl.Object) string {
+func (StatusModel) Detail(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		st := x.Status
-		return "replicas " + itoa(st.Replicas) + ", updated " + itoa(st.UpdatedReplicas) + ", ready " + itoa(st.ReadyReplicas) +
-			", available " + itoa(st.AvailableReplicas) + ", observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10)
+		return "replicas " + Itoa(st.Replicas) + ", updated " + Itoa(st.UpdatedReplicas) + ", ready " + Itoa(st.ReadyReplicas) +
+			", available " + Itoa(st.AvailableReplicas) + ", observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10)
 	case *ctrl.Pod:
 		return ctrl.PodImage(&x.Spec)
 	}
 	return ""
 }
+
+func (StatusModel) GenKinds() (steps, objects []string) {
+	return append(slices.Clone(PodSteps), "unready", "ready", "create-pod"), append(slices.Clone(PodObjects), "unready-pod", "pending-pod")
+}
+func (StatusModel) GenWorld(g *Gen)                  { PodWorld(g, true) }
+func (StatusModel) GenStep(g *Gen, kind string) bool { return PodStep(g, kind) }

@@ -11,19 +11,19 @@ import (
 // deleted or Failed counts in no field, with every expected status written
 // out by hand rather than computed.
 func TestStatusModelFollowsTheStatement(t *testing.T) {
-	api, _ := newTestServer()
-	w := &world{api: api}
-	d, _ := api.create(deployment("web", 3, "web:v1"), false)
+	api, _ := NewTestServer()
+	var w ZWorld = api
+	d, _ := api.Create(Deployment("web", 3, "web:v1"), false)
 	ready := ctrl.PodStatus{Phase: ctrl.PodRunning, Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionTrue}}}
 	addPod := func(name, image string, st ctrl.PodStatus) {
 		p := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: name, Namespace: "default"}, Status: st}
 		p.Spec.Containers = []ctrl.Container{{Name: "app", Image: image}}
 		ctrl.SetControllerReference(d, p)
-		if _, err := api.create(p, true); err != nil {
+		if _, err := api.Create(p, true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	current := func() *ctrl.Deployment { return api.get(ctrl.KindDeployment, "default", "web").(*ctrl.Deployment) }
+	current := func() *ctrl.Deployment { return api.Get(ctrl.KindDeployment, "default", "web").(*ctrl.Deployment) }
 	check := func(after string, want ctrl.DeploymentStatus) {
 		t.Helper()
 		if got := wantStatus(w, current()); got != want {
@@ -37,13 +37,13 @@ func TestStatusModelFollowsTheStatement(t *testing.T) {
 
 	next := ctrl.DeepCopy(current()).(*ctrl.Deployment)
 	next.Spec.Template.Spec.Containers[0].Image = "web:v2"
-	api.update(next, false)
+	api.Update(next, false)
 	check("new image", ctrl.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 0, ReadyReplicas: 3, AvailableReplicas: 0})
 
 	addPod("web-d", "web:v2", ready)
 	check("v2 Pod added", ctrl.DeploymentStatus{ObservedGeneration: 2, Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 4, AvailableReplicas: 1})
 
-	api.delete(ctrl.KindPod, "default", "web-a")
+	api.Delete(ctrl.KindPod, "default", "web-a")
 	check("v1 Pod deleted", ctrl.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 1})
 
 	// Running is not Ready: counted, updated, neither ready nor available.
@@ -56,12 +56,12 @@ func TestStatusModelFollowsTheStatement(t *testing.T) {
 	held := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "web-g", Namespace: "default", Finalizers: []string{"example.com/hold"}}, Status: ready}
 	held.Spec.Containers = []ctrl.Container{{Name: "app", Image: "web:v2"}}
 	ctrl.SetControllerReference(d, held)
-	api.create(held, true)
-	api.delete(ctrl.KindPod, "default", "web-g")
+	api.Create(held, true)
+	api.Delete(ctrl.KindPod, "default", "web-g")
 	stray := &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: "stray", Namespace: "default"}, Status: ready}
 	stray.Spec.Containers = []ctrl.Container{{Name: "app", Image: "web:v2"}}
-	api.create(stray, true)
-	if api.get(ctrl.KindPod, "default", "web-g").GetObjectMeta().DeletionTimestamp == nil {
+	api.Create(stray, true)
+	if api.Get(ctrl.KindPod, "default", "web-g").GetObjectMeta().DeletionTimestamp == nil {
 		t.Fatal("the held Pod should be terminating")
 	}
 	check("a Failed, a terminating and a stray Pod", ctrl.DeploymentStatus{ObservedGeneration: 2, Replicas: 4, UpdatedReplicas: 2, ReadyReplicas: 3, AvailableReplicas: 1})

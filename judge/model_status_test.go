@@ -115,7 +115,7 @@ func statusReporter(o statusOptions) func() ctrl.Reconciler {
 			// reads it, over the Pods in this controller's cache; the
 			// reference solution's own loop is judged end to end by the
 			// integration tests, never copied here.
-			counted := staying
+			counted := Staying
 			if o.countFailed {
 				counted = func(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil }
 			}
@@ -124,14 +124,14 @@ func statusReporter(o statusOptions) func() ctrl.Reconciler {
 					return ctrl.Result{}, c.Delete(ctx, p)
 				}
 			}
-			for _, row := range statusTable {
+			for _, row := range StatusTable {
 				n := int32(0)
 				for i := range list.Items {
-					if p := &list.Items[i]; counted(p) && row.counts(p, img) {
+					if p := &list.Items[i]; counted(p) && row.Counts(p, img) {
 						n++
 					}
 				}
-				*row.field(&st) = n
+				*row.Field(&st) = n
 			}
 			if d.Status == st && !o.alwaysWrite {
 				return ctrl.Result{}, nil
@@ -239,7 +239,7 @@ func TestStatusOracles(t *testing.T) {
 			if !strings.Contains(r.Message, c.contains) {
 				t.Errorf("message %q lacks %q", r.Message, c.contains)
 			}
-			if r.Hint != statusHints[verdict.Oracle(c.oracle)] {
+			if r.Hint != StatusHints[verdict.Oracle(c.oracle)] {
 				t.Errorf("hint %q, want the model's own", r.Hint)
 			}
 		})

@@ -96,7 +96,7 @@ func TestGenerateMutants(t *testing.T) {
 	}
 	// Each diff applies to the source and gives the mutant.
 	for _, m := range g.Mutants {
-		out, err := applyPatch([]byte(m.Diff), []byte(mutateSrc))
+		out, err := ApplyPatch([]byte(m.Diff), []byte(mutateSrc))
 		if err != nil || string(out) != string(m.Code) {
 			t.Errorf("%s: diff does not reproduce the mutant: %v\n%s", m.Key, err, m.Diff)
 		}

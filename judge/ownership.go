@@ -14,7 +14,7 @@ import (
 // controller write that none of them was lost.
 
 // metaKey names one entry of an object's metadata.
-type metaKey struct {
+type MetaKey struct {
 	field string // label, annotation, finalizer, owner reference
 	name  string
 }
@@ -23,23 +23,23 @@ type metaKey struct {
 var metaFields = []string{"label", "annotation", "finalizer", "owner reference"}
 
 // metaEntries lists an object's tracked entries with their values.
-func metaEntries(o ctrl.Object) map[metaKey]string {
-	out := map[metaKey]string{}
+func metaEntries(o ctrl.Object) map[MetaKey]string {
+	out := map[MetaKey]string{}
 	if o == nil {
 		return out
 	}
 	m := o.GetObjectMeta()
 	for k, v := range m.Labels {
-		out[metaKey{"label", k}] = v
+		out[MetaKey{"label", k}] = v
 	}
 	for k, v := range m.Annotations {
-		out[metaKey{"annotation", k}] = v
+		out[MetaKey{"annotation", k}] = v
 	}
 	for _, f := range m.Finalizers {
-		out[metaKey{"finalizer", f}] = ""
+		out[MetaKey{"finalizer", f}] = ""
 	}
 	for _, r := range m.OwnerReferences {
-		out[metaKey{"owner reference", r.Kind + " " + r.Name}] = r.UID
+		out[MetaKey{"owner reference", r.Kind + " " + r.Name}] = r.UID
 	}
 	return out
 }
@@ -47,19 +47,19 @@ func metaEntries(o ctrl.Object) map[metaKey]string {
 // noteOwners records what actor changed between before (nil on create)
 // and after: entries it set or changed become its own; entries it removed
 // are no one's. The controller's own writes are not recorded.
-func (s *apiServer) noteOwners(before, after ctrl.Object) {
-	actor := s.by()
+func (s *APIServer) noteOwners(before, after ctrl.Object) {
+	actor := s.By()
 	if actor == "controller" || after == nil {
 		return
 	}
 	uid := after.GetObjectMeta().UID
 	was, now := metaEntries(before), metaEntries(after)
-	own := s.owners[uid]
+	own := s.Owners[uid]
 	for k, v := range now {
 		if old, ok := was[k]; !ok || old != v {
 			if own == nil {
-				own = map[metaKey]string{}
-				s.owners[uid] = own
+				own = map[MetaKey]string{}
+				s.Owners[uid] = own
 			}
 			own[k] = actor
 		}
@@ -73,26 +73,26 @@ func (s *apiServer) noteOwners(before, after ctrl.Object) {
 
 // metaLoss is a foreign entry a controller write removed or changed.
 type metaLoss struct {
-	key      metaKey
-	actor    string // who had set it
+	Key      MetaKey
+	Actor    string // who had set it
 	was, now string
-	gone     bool
+	Gone     bool
 }
 
 // lostForeign finds the first entry, in metaFields and name order, that an
 // actor other than the controller set on before and that after no longer
 // has as it was. Names in own are the controller's even when another
 // actor set them.
-func (s *apiServer) lostForeign(before, after ctrl.Object, own []string) (metaLoss, bool) {
+func (s *APIServer) LostForeign(before, after ctrl.Object, own []string) (metaLoss, bool) {
 	if before == nil || after == nil {
 		return metaLoss{}, false
 	}
-	owners := s.owners[before.GetObjectMeta().UID]
+	owners := s.Owners[before.GetObjectMeta().UID]
 	if len(owners) == 0 {
 		return metaLoss{}, false
 	}
 	was, now := metaEntries(before), metaEntries(after)
-	keys := make([]metaKey, 0, len(owners))
+	keys := make([]MetaKey, 0, len(owners))
 	for k := range owners {
 		if _, ok := was[k]; ok && !slices.Contains(own, k.name) {
 			keys = append(keys, k)
@@ -108,26 +108,26 @@ func (s *apiServer) lostForeign(before, after ctrl.Object, own []string) (metaLo
 	for _, k := range keys {
 		v, ok := now[k]
 		if !ok || v != was[k] {
-			return metaLoss{key: k, actor: owners[k], was: was[k], now: v, gone: !ok}, true
+			return metaLoss{Key: k, Actor: owners[k], was: was[k], now: v, Gone: !ok}, true
 		}
 	}
 	return metaLoss{}, false
 }
 
 // words says what the write did to the entry and who had set it.
-func (l metaLoss) words() string {
-	what := "the " + l.key.field + " " + shown(l.key.name)
-	if l.key.field == "label" || l.key.field == "annotation" {
-		what += "=" + strconv.Quote(shown(l.was))
+func (l metaLoss) Words() string {
+	what := "the " + l.Key.field + " " + Shown(l.Key.name)
+	if l.Key.field == "label" || l.Key.field == "annotation" {
+		what += "=" + strconv.Quote(Shown(l.was))
 	}
-	what += ", which " + actorWords(l.actor) + " had set"
+	what += ", which " + actorWords(l.Actor) + " had set"
 	switch {
-	case l.gone:
+	case l.Gone:
 		return "removed " + what
-	case l.key.field == "owner reference":
+	case l.Key.field == "owner reference":
 		return "changed " + what + " (it now points at another object)"
 	}
-	return "changed " + what + ", to " + strconv.Quote(shown(l.now))
+	return "changed " + what + ", to " + strconv.Quote(Shown(l.now))
 }
 
 // actorWords names an actor as a learner reads it.
@@ -135,7 +135,7 @@ func actorWords(actor string) string {
 	switch actor {
 	case "user":
 		return "the test's user"
-	case otherWriter:
+	case OtherWriter:
 		return "another writer"
 	case "kubelet":
 		return "the kubelet"
@@ -147,4 +147,4 @@ func actorWords(actor string) string {
 
 // otherWriter is the actor that changes an object just before the
 // controller's update when the conflict fault fires.
-const otherWriter = "other-writer"
+const OtherWriter = "other-writer"

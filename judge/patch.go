@@ -8,7 +8,7 @@ import (
 )
 
 // mergePatch applies a JSON merge patch (RFC 7386) to a copy of o.
-func mergePatch(o ctrl.Object, patch map[string]any) (ctrl.Object, error) {
+func MergePatch(o ctrl.Object, patch map[string]any) (ctrl.Object, error) {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, err

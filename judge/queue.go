@@ -10,7 +10,7 @@ import (
 // is processed runs once), never processing one key twice at once (a key
 // added while processing runs again after Done), with per-key exponential
 // backoff for failures and AddAfter for RequeueAfter.
-type workqueue struct {
+type Workqueue struct {
 	queue      []string
 	dirty      map[string]bool
 	processing map[string]bool
@@ -30,11 +30,11 @@ const (
 	backoffMax  = 1000 * time.Second
 )
 
-func newWorkqueue() *workqueue {
-	return &workqueue{dirty: map[string]bool{}, processing: map[string]bool{}, failures: map[string]int{}}
+func NewWorkqueue() *Workqueue {
+	return &Workqueue{dirty: map[string]bool{}, processing: map[string]bool{}, failures: map[string]int{}}
 }
 
-func (q *workqueue) add(key string) {
+func (q *Workqueue) Add(key string) {
 	if q.dirty[key] {
 		return
 	}
@@ -46,7 +46,7 @@ func (q *workqueue) add(key string) {
 }
 
 // get returns the next key and marks it processing.
-func (q *workqueue) get() (string, bool) {
+func (q *Workqueue) Get() (string, bool) {
 	if len(q.queue) == 0 {
 		return "", false
 	}
@@ -57,16 +57,16 @@ func (q *workqueue) get() (string, bool) {
 	return key, true
 }
 
-func (q *workqueue) done(key string) {
+func (q *Workqueue) Done(key string) {
 	delete(q.processing, key)
 	if q.dirty[key] {
 		q.queue = append(q.queue, key)
 	}
 }
 
-func (q *workqueue) addAfter(key string, now, d time.Duration) {
+func (q *Workqueue) AddAfter(key string, now, d time.Duration) {
 	if d <= 0 {
-		q.add(key)
+		q.Add(key)
 		return
 	}
 	q.seq++
@@ -82,7 +82,7 @@ func (q *workqueue) addAfter(key string, now, d time.Duration) {
 
 // addRateLimited requeues a failed key after its backoff: 5ms doubling per
 // consecutive failure, capped at 1000s, as client-go's default.
-func (q *workqueue) addRateLimited(key string, now time.Duration) time.Duration {
+func (q *Workqueue) AddRateLimited(key string, now time.Duration) time.Duration {
 	n := q.failures[key]
 	q.failures[key] = n + 1
 	d := backoffBase
@@ -92,14 +92,14 @@ func (q *workqueue) addRateLimited(key string, now time.Duration) time.Duration 
 	if d > backoffMax {
 		d = backoffMax
 	}
-	q.addAfter(key, now, d)
+	q.AddAfter(key, now, d)
 	return d
 }
 
-func (q *workqueue) forget(key string) { delete(q.failures, key) }
+func (q *Workqueue) Forget(key string) { delete(q.failures, key) }
 
 // nextDelayed is the due time of the earliest delayed key.
-func (q *workqueue) nextDelayed() (time.Duration, bool) {
+func (q *Workqueue) NextDelayed() (time.Duration, bool) {
 	if len(q.delayed) == 0 {
 		return 0, false
 	}
@@ -107,17 +107,17 @@ func (q *workqueue) nextDelayed() (time.Duration, bool) {
 }
 
 // promote moves delayed keys due by now into the queue.
-func (q *workqueue) promote(now time.Duration) {
+func (q *Workqueue) Promote(now time.Duration) {
 	for len(q.delayed) > 0 && q.delayed[0].at <= now {
 		k := q.delayed[0].key
 		q.delayed = q.delayed[1:]
-		q.add(k)
+		q.Add(k)
 	}
 }
 
-func (q *workqueue) len() int { return len(q.queue) }
+func (q *Workqueue) Len() int { return len(q.queue) }
 
 // reset empties the queue, as a controller restart does.
-func (q *workqueue) reset() {
-	*q = *newWorkqueue()
+func (q *Workqueue) Reset() {
+	*q = *NewWorkqueue()
 }

@@ -212,38 +212,38 @@ func TestCopyingTheResourceVersionErasesTheOtherWritersChange(t *testing.T) {
 }
 
 func TestTheAPIServerKnowsWhoSetWhat(t *testing.T) {
-	s := newAPIServer(nil, func() (t0 time.Time) { return })
+	s := NewAPIServer(nil, func() (t0 time.Time) { return })
 	actor := "user"
-	s.by = func() string { return actor }
+	s.By = func() string { return actor }
 	objs, err := ParseManifests(foreignDeploymentYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.create(objs[0], true)
+	before, _ := s.Create(objs[0], true)
 	// The controller adds its own label: nothing lost.
 	actor = "controller"
 	next := ctrl.DeepCopy(before)
 	next.GetObjectMeta().Labels["mine"] = "x"
-	after, _ := s.update(next, false)
-	if l, ok := s.lostForeign(before, after, nil); ok {
+	after, _ := s.Update(next, false)
+	if l, ok := s.LostForeign(before, after, nil); ok {
 		t.Fatalf("an added label lost %+v", l)
 	}
 	// It drops the user's finalizer: lost, unless it is named its own.
 	next = ctrl.DeepCopy(after)
 	next.GetObjectMeta().Finalizers = nil
-	after2, _ := s.update(next, false)
-	if l, ok := s.lostForeign(after, after2, nil); !ok || l.key != (metaKey{"finalizer", "example.com/audit"}) || l.actor != "user" || !l.gone {
+	after2, _ := s.Update(next, false)
+	if l, ok := s.LostForeign(after, after2, nil); !ok || l.Key != (MetaKey{"finalizer", "example.com/audit"}) || l.Actor != "user" || !l.Gone {
 		t.Fatalf("a dropped finalizer: %+v %v", l, ok)
 	}
-	if _, ok := s.lostForeign(after, after2, []string{"example.com/audit"}); ok {
+	if _, ok := s.LostForeign(after, after2, []string{"example.com/audit"}); ok {
 		t.Fatal("an own key counted as foreign")
 	}
 	// What the user removes is no one's any more.
 	actor = "user"
 	next = ctrl.DeepCopy(after2)
 	delete(next.GetObjectMeta().Labels, "team")
-	after3, _ := s.update(next, false)
-	if _, ok := s.owners[after3.GetObjectMeta().UID][metaKey{"label", "team"}]; ok {
+	after3, _ := s.Update(next, false)
+	if _, ok := s.Owners[after3.GetObjectMeta().UID][MetaKey{"label", "team"}]; ok {
 		t.Fatal("a label the user removed is still tracked")
 	}
 }

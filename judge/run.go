@@ -3,11 +3,9 @@ package judge
 import (
 	"context"
 	"encoding/json"
-	"hash/fnv"
 	"regexp"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,32 +20,9 @@ import (
 // allow on a loaded machine; when one fires the submission is not judged
 // (OutcomeNotJudged), never failed.
 const (
-	maxTimelinePoints = 300
-	maxTestTime       = 3 * time.Minute
-	MaxJudgeTime      = 10 * time.Minute
+	maxTestTime  = 3 * time.Minute
+	MaxJudgeTime = 10 * time.Minute
 )
-
-// testSeed derives a test's seed from the submission's, by name, so a
-// test replays alone (judge test --test NAME) exactly as within the suite.
-func testSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	x := seed ^ h.Sum64()
-	// splitmix64 finaliser
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// seedFor is the test's seed within a submission seeded with seed.
-func (t *Test) seedFor(seed uint64) uint64 {
-	if t.Seed != 0 {
-		return t.Seed
-	}
-	return testSeed(seed, t.Name)
-}
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
@@ -62,7 +37,7 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	// class never fired where it could runs again with the class pinned
 	// to an opportunity it had (see repin).
 	pins := newFaultPins()
-	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.seedFor(seed), round); round++ {
+	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.SeedFor(seed), round); round++ {
 		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins, steps)
 	}
 	res := s.result(ex, t, seed)
@@ -89,7 +64,7 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 }
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
-	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
+	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
 	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName
@@ -166,10 +141,10 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			steps += spent
 			<-sem
 		}
-		if r := &results[i]; r.Status != verdict.StatusPass && t.generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
+		if r := &results[i]; r.Status != verdict.StatusPass && t.Generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
 			// A later failing scenario is printed as it ran.
 			tc := *t
-			tc.Seed = t.seedFor(s.Seed)
+			tc.Seed = t.SeedFor(s.Seed)
 			tc.Name = t.Name + ", seed " + strconv.FormatUint(s.Seed, 10)
 			r.Scenario = tc.YAML()
 		}
@@ -183,9 +158,9 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 // for: the first n tests took steps of work in all.
 func notRun(t *Test, seed uint64, steps int64, n int) verdict.TestResult {
 	return verdict.TestResult{Name: t.Name, Status: verdict.StatusError, Sample: t.Sample, Oracle: verdict.OracleTimeout,
-		Seed: t.seedFor(seed),
-		Message: "Not run: a submission may do " + thousands(MaxStepsPerSubmission) + " steps of work, and the first " + plural(n, "test") +
-			" did " + thousands(steps) + ". Make each Reconcile do less, then submit again."}
+		Seed: t.SeedFor(seed),
+		Message: "Not run: a submission may do " + Thousands(MaxStepsPerSubmission) + " steps of work, and the first " + Plural(n, "test") +
+			" did " + Thousands(steps) + ". Make each Reconcile do less, then submit again."}
 }
 
 // maxShrinkTrials bounds the runs one shrink makes, and maxShrinkSteps
@@ -208,11 +183,11 @@ const (
 // It says, too, how many steps of the learner's the trials took: they
 // stop once they have taken maxShrinkSteps.
 func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) (_ *verdict.Shrunk, steps int64) {
-	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.generated {
+	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.Generated {
 		return nil, 0
 	}
 	best := *t
-	best.Seed = t.seedFor(seed) // the trials keep the test's choices whatever their name
+	best.Seed = t.SeedFor(seed) // the trials keep the test's choices whatever their name
 	trials := 0
 	try := func(c Test) bool {
 		if trials >= maxShrinkTrials || steps >= maxShrinkSteps || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
@@ -221,7 +196,7 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		// parse writes each step's objects: into steps of the trial's
 		// own, not the suite's, which other judgements read meanwhile.
 		c.Steps = slices.Clone(c.Steps)
-		if c.parse() != nil {
+		if c.Parse() != nil {
 			return false
 		}
 		trials++
@@ -239,14 +214,14 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		}
 		return false
 	}
-	if t.generated {
+	if t.Generated {
 		for i := len(best.Steps) - 1; i >= 0; i-- {
 			c := best
 			c.Steps = slices.Delete(slices.Clone(best.Steps), i, i+1)
 			try(c)
 		}
-		for i := len(splitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
-			docs := splitYAMLDocs(best.Objects)
+		for i := len(SplitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
+			docs := SplitYAMLDocs(best.Objects)
 			c := best
 			c.Objects = strings.Join(slices.Delete(docs, i, i+1), "\n---\n") + "\n"
 			try(c)
@@ -263,13 +238,13 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 	if r.Oracle == verdict.OracleNotJudged || ctx.Err() != nil {
 		return nil, steps
 	}
-	if !t.generated {
+	if !t.Generated {
 		if len(best.Faults) == len(t.Faults) {
 			return nil, steps
 		}
 		list := "none"
 		if len(best.Faults) > 0 {
-			list = joinNames(best.Faults, ",")
+			list = JoinNames(best.Faults, ",")
 		}
 		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}, steps
 	}
@@ -277,14 +252,6 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 	r.Scenario = best.YAML()
 	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}, steps
 }
-
-// ScenarioCommand is the command that replays a scenario saved to a file.
-func ScenarioCommand(ex *Exercise) string {
-	return "judge test " + ex.ID() + " --scenario " + scenarioFile
-}
-
-// scenarioFile is the file name a replay command suggests for a scenario.
-const scenarioFile = "scenario.yaml"
 
 var replicasRE = regexp.MustCompile(`replicas: (\d+)`)
 
@@ -339,17 +306,17 @@ func asInt(v any) (int, bool) {
 func (s *sim) play(t *Test) {
 	// The cluster as the test describes it, before the controller starts.
 	s.withActor("user", func() {
-		for _, o := range t.objects {
+		for _, o := range t.Parsed {
 			if err := s.seedObject(o); err != nil {
 				s.failf(verdict.OracleSetup, "The test's objects are invalid: "+err.Message)
 			}
-			s.rec.logf("user", "the test starts with ", describeObject(o, s.model))
+			s.rec.Logf("user", "the test starts with ", describeObject(o, s.model))
 		}
 	})
 	s.settle()
-	s.inf.resync(s.api)
+	s.inf.Resync(s.api)
 	s.enqueueAll()
-	s.sample(verdict.MarkNone)
+	s.Sample(verdict.MarkNone)
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
@@ -370,71 +337,48 @@ func (s *sim) play(t *Test) {
 	s.landMeanwhile("", "", len(t.Steps)+1)
 	// Quiet phase: no faults; the world must settle into the desired state.
 	s.faults.on = false
-	s.inf.release()
-	s.rec.logf("judge", "quiet phase: no more faults")
+	s.inf.Release()
+	s.rec.Logf("judge", "quiet phase: no more faults")
 	s.runUntilIdle(max, "in the quiet phase")
 	if s.fail != nil {
 		return
 	}
-	if ok, why := s.model.converged(s.world); !ok {
+	if ok, why := s.model.Converged(s.world); !ok {
 		s.failf(verdict.OracleConvergence, "The cluster did not reach the desired state. "+why)
 		return
 	}
-	for _, key := range sortedKeys(s.lastErr) {
+	for _, key := range SortedKeys(s.lastErr) {
 		if e := s.lastErr[key]; e != "" {
 			s.failf(verdict.OracleErrors, "Reconcile of "+key+" kept returning an error once the cluster was at rest: "+e)
 			return
 		}
 	}
 	// Idempotency: one more pass over every object, nothing changed.
-	writes := len(s.rec.writes)
-	s.rec.logf("judge", "idempotency check: reconcile everything again")
+	writes := len(s.rec.Writes)
+	s.rec.Logf("judge", "idempotency check: reconcile everything again")
 	s.enqueueAll()
 	s.runUntilIdle(max, "during the idempotency check")
 	if s.fail != nil {
 		return
 	}
-	if n := len(s.rec.writes) - writes; n > 0 {
+	if n := len(s.rec.Writes) - writes; n > 0 {
 		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
-			plural(n, "write")+": "+joinList(s.rec.writes[writes:], maxMessageBytes/2)+". A converged controller must make none.")
+			Plural(n, "write")+": "+JoinList(s.rec.Writes[writes:], MaxMessageBytes/2)+". A converged controller must make none.")
 		return
 	}
-	if ok, why := s.model.converged(s.world); !ok {
+	if ok, why := s.model.Converged(s.world); !ok {
 		s.failf(verdict.OracleConvergence, "The cluster left the desired state after a further reconcile. "+why)
 		return
 	}
-	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.writes) {
-		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+joinList(s.rec.writes, maxMessageBytes/2)+".")
+	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.Writes) {
+		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+ListOrNone(want)+". Your controller made: "+JoinList(s.rec.Writes, MaxMessageBytes/2)+".")
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-func listOrNone(l []string) string {
-	if len(l) == 0 {
-		return "none"
-	}
-	return strings.Join(l, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runUntilIdle runs the controller until the queue is empty, the world is
 // quiet and no requeue is due within idleHorizon, or the budget is spent.
 func (s *sim) runUntilIdle(budget int, when string) {
-	startClock := s.clock.now
+	startClock := s.clock.Now
 	start := s.host.reconciles
 	for s.fail == nil {
 		if s.ctx.Err() != nil {
@@ -442,39 +386,39 @@ func (s *sim) runUntilIdle(budget int, when string) {
 			return
 		}
 		s.settle()
-		s.queue.promote(s.clock.now)
-		if s.queue.len() > 0 {
+		s.queue.Promote(s.clock.Now)
+		if s.queue.Len() > 0 {
 			if s.host.reconciles-start >= budget {
 				s.failf(verdict.OracleBudget, "Your controller was still busy after "+strconv.Itoa(budget)+" reconciles "+when+
 					": it never settled (does it keep changing something, or requeue itself forever?).")
 				return
 			}
 			s.worldFaults()
-			key, _ := s.queue.get()
+			key, _ := s.queue.Get()
 			s.reconcile(key)
 			continue
 		}
-		if s.inf.holding() {
+		if s.inf.Holding() {
 			// Idle, the informer catches up with what stale-read held
 			// back: a stale window lasts until the next reconcile or until
 			// the controller rests, whichever comes first.
-			s.inf.release()
+			s.inf.Release()
 			continue
 		}
-		if s.kubelet.readyNext() {
+		if s.kubelet.ReadyNext() {
 			// Pods that wait for the controller to be idle become Ready
 			// one at a time.
 			continue
 		}
-		if at, ok := s.queue.nextDelayed(); ok && at <= startClock+idleHorizon {
-			s.clock.advanceTo(at)
+		if at, ok := s.queue.NextDelayed(); ok && at <= startClock+idleHorizon {
+			s.clock.AdvanceTo(at)
 			continue
 		}
-		if s.inf.dropped > 0 {
+		if s.inf.Dropped > 0 {
 			period := time.Duration(s.suite.World.ResyncPeriod)
-			s.clock.now = (s.clock.now/period + 1) * period
-			s.inf.dropped = 0
-			s.rec.logf("informer", "periodic resync: every object is reconciled again")
+			s.clock.Now = (s.clock.Now/period + 1) * period
+			s.inf.Dropped = 0
+			s.rec.Logf("informer", "periodic resync: every object is reconciled again")
 			s.enqueueAll()
 			continue
 		}
@@ -489,14 +433,14 @@ func (s *sim) worldFaults() {
 	if s.hasPod(true) && s.faults.maybe(verdict.FaultPodFailure) {
 		if p := s.pickPod("random", true); p != nil {
 			s.withActor("kubelet", func() {
-				s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
+				s.api.SetPodStatus(p.Namespace, p.Name, FailedStatus())
 			})
 			s.noteFault(verdict.FaultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
 		}
 	}
 	if s.hasPod(false) && s.faults.maybe(verdict.FaultManualDelete) {
 		if p := s.pickPod("random", false); p != nil {
-			s.withActor("user", func() { s.api.delete(ctrl.KindPod, p.Namespace, p.Name) })
+			s.withActor("user", func() { s.api.Delete(ctrl.KindPod, p.Namespace, p.Name) })
 			s.noteFault(verdict.FaultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
 		}
 	}
@@ -505,7 +449,7 @@ func (s *sim) worldFaults() {
 
 // hasPod says whether pickPod would find a Pod, without drawing.
 func (s *sim) hasPod(running bool) bool {
-	for _, o := range s.api.list(ctrl.KindPod) {
+	for _, o := range s.api.List(ctrl.KindPod) {
 		p := o.(*ctrl.Pod)
 		if p.DeletionTimestamp == nil && (!running || p.Status.Phase == ctrl.PodRunning) {
 			return true
@@ -524,7 +468,7 @@ func (s *sim) pickPod(how string, running bool) *ctrl.Pod {
 // one by name ("first", "last", or its name) or by the seed ("random").
 func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
 	var cands []*ctrl.Pod
-	for _, o := range s.api.list(ctrl.KindPod) {
+	for _, o := range s.api.List(ctrl.KindPod) {
 		p := o.(*ctrl.Pod)
 		if p.DeletionTimestamp == nil && ok(p) {
 			cands = append(cands, p)
@@ -553,11 +497,11 @@ func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
 // manifest has a deletionTimestamp is then deleted, so it stays, being
 // deleted, as long as its finalizers hold it.
 func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
-	if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
+	if _, err := s.api.Create(resolveOwners(o, s.api), true); err != nil {
 		return err
 	}
 	if m := o.GetObjectMeta(); m.DeletionTimestamp != nil {
-		if _, err := s.api.delete(o.GetObjectKind(), orDefault(m.Namespace), m.Name); err != nil {
+		if _, err := s.api.Delete(o.GetObjectKind(), OrDefault(m.Namespace), m.Name); err != nil {
 			return err
 		}
 	}
@@ -569,7 +513,7 @@ func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
 // scenarios, whose steps are drawn before the controller shapes the world).
 func (s *sim) missing(msg string) {
 	if s.test.SkipMissing {
-		s.rec.logf("judge", "step skipped: ", msg)
+		s.rec.Logf("judge", "step skipped: ", msg)
 		return
 	}
 	s.failf(verdict.OracleSetup, msg)
@@ -579,22 +523,22 @@ func (s *sim) missing(msg string) {
 // actor.
 func (s *sim) patch(ref string, p map[string]any) bool {
 	kind, name, _ := strings.Cut(ref, "/")
-	cur := s.api.get(ctrl.Kind(kind), "default", name)
+	cur := s.api.Get(ctrl.Kind(kind), "default", name)
 	if cur == nil {
 		s.missing("The test patches " + ref + ", which does not exist.")
 		return false
 	}
-	next, err := mergePatch(cur, p)
+	next, err := MergePatch(cur, p)
 	if err != nil {
 		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
 		return false
 	}
-	if _, serr := s.api.update(next, false); serr != nil {
+	if _, serr := s.api.Update(next, false); serr != nil {
 		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" was refused: "+serr.Message)
 		return false
 	}
 	b, _ := json.Marshal(p)
-	s.rec.logf(s.actor, "patched ", ref, " with ", string(b))
+	s.rec.Logf(s.actor, "patched ", ref, " with ", string(b))
 	return true
 }
 
@@ -622,7 +566,7 @@ func (s *sim) landMeanwhile(kind ctrl.Kind, name string, i int) {
 		}
 		s.withActor("user", func() {
 			if s.patch(e.ref, e.patch) && kind != "" {
-				s.rec.logf("user", "(that edit landed while your controller was busy, just before its write to ", e.ref, ")")
+				s.rec.Logf("user", "(that edit landed while your controller was busy, just before its write to ", e.ref, ")")
 			}
 		})
 	}
@@ -634,10 +578,10 @@ func (s *sim) applyStep(st *Step) {
 	s.withActor("user", func() {
 		switch {
 		case st.Apply != "":
-			for _, o := range st.objects {
+			for _, o := range st.Parsed {
 				o = resolveOwners(o, s.api)
 				m := o.GetObjectMeta()
-				if cur := s.api.get(o.GetObjectKind(), orDefault(m.Namespace), m.Name); cur != nil {
+				if cur := s.api.Get(o.GetObjectKind(), OrDefault(m.Namespace), m.Name); cur != nil {
 					o = ctrl.DeepCopy(o)
 					o.GetObjectMeta().ResourceVersion = ""
 					// Like kubectl apply: finalizers that controllers added
@@ -645,42 +589,42 @@ func (s *sim) applyStep(st *Step) {
 					if o.GetObjectMeta().Finalizers == nil {
 						o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
 					}
-					s.api.update(o, false)
-					s.rec.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
+					s.api.Update(o, false)
+					s.rec.Logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
 				} else {
 					if err := s.seedObject(o); err != nil {
 						s.failf(verdict.OracleSetup, "The test's step creates an invalid object: "+err.Message)
 						return
 					}
-					s.rec.logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
+					s.rec.Logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
 				}
 			}
 		case st.Patch != nil:
-			for _, ref := range sortedKeys(st.Patch) {
+			for _, ref := range SortedKeys(st.Patch) {
 				if !s.patch(ref, st.Patch[ref]) {
 					return
 				}
 			}
 		case st.Meanwhile != nil:
-			for _, ref := range sortedKeys(st.Meanwhile) {
+			for _, ref := range SortedKeys(st.Meanwhile) {
 				s.meanwhile = append(s.meanwhile, lateEdit{ref, st.Meanwhile[ref], s.stepN})
 			}
-			s.rec.logf("user", "will edit ", strings.Join(sortedKeys(st.Meanwhile), ", "), " while your controller is busy")
+			s.rec.Logf("user", "will edit ", strings.Join(SortedKeys(st.Meanwhile), ", "), " while your controller is busy")
 		case st.Release != nil:
-			for _, ref := range sortedKeys(st.Release) {
+			for _, ref := range SortedKeys(st.Release) {
 				kind, name, _ := strings.Cut(ref, "/")
-				cur := s.api.get(ctrl.Kind(kind), "default", name)
+				cur := s.api.Get(ctrl.Kind(kind), "default", name)
 				if cur == nil {
 					s.missing("The test releases " + ref + ", which does not exist.")
 					return
 				}
 				m := cur.GetObjectMeta()
 				m.Finalizers = slices.DeleteFunc(m.Finalizers, func(f string) bool { return slices.Contains(st.Release[ref], f) })
-				if _, err := s.api.update(cur, false); err != nil {
+				if _, err := s.api.Update(cur, false); err != nil {
 					s.failf(verdict.OracleSetup, "The test releases "+ref+": "+err.Message)
 					return
 				}
-				s.rec.logf("user", "another controller removed its finalizer ", strings.Join(st.Release[ref], ", "), " from ", ref)
+				s.rec.Logf("user", "another controller removed its finalizer ", strings.Join(st.Release[ref], ", "), " from ", ref)
 			}
 		case st.Unready != "":
 			_, how, _ := strings.Cut(st.Unready, "/")
@@ -689,14 +633,14 @@ func (s *sim) applyStep(st *Step) {
 				s.missing("The test makes " + st.Unready + " unready, but it is not a Ready Pod.")
 				return
 			}
-			s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(false)) })
-			s.rec.logf("kubelet", "Pod ", p.Name, " is no longer Ready (its readiness probe fails); it keeps running")
+			s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, RunningStatus(false)) })
+			s.rec.Logf("kubelet", "Pod ", p.Name, " is no longer Ready (its readiness probe fails); it keeps running")
 		case st.Ready != "":
 			_, how, _ := strings.Cut(st.Ready, "/")
 			unready := func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && !ctrl.IsPodReady(p) }
 			var ps []*ctrl.Pod
 			if how == "all" {
-				for _, o := range s.api.list(ctrl.KindPod) {
+				for _, o := range s.api.List(ctrl.KindPod) {
 					if p := o.(*ctrl.Pod); p.DeletionTimestamp == nil && unready(p) {
 						ps = append(ps, p)
 					}
@@ -708,8 +652,8 @@ func (s *sim) applyStep(st *Step) {
 				return
 			}
 			for _, p := range ps {
-				s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(true)) })
-				s.rec.logf("kubelet", "Pod ", p.Name, " is Ready again")
+				s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, RunningStatus(true)) })
+				s.rec.Logf("kubelet", "Pod ", p.Name, " is Ready again")
 			}
 		case st.Delete != "":
 			kind, name, _ := strings.Cut(st.Delete, "/")
@@ -721,11 +665,11 @@ func (s *sim) applyStep(st *Step) {
 				}
 				name = p.Name
 			}
-			if _, err := s.api.delete(ctrl.Kind(kind), "default", name); err != nil {
+			if _, err := s.api.Delete(ctrl.Kind(kind), "default", name); err != nil {
 				s.missing("The test deletes " + st.Delete + ": " + err.Message)
 				return
 			}
-			s.rec.logf("user", "deleted ", kind, " ", name)
+			s.rec.Logf("user", "deleted ", kind, " ", name)
 		case st.Fail != "":
 			_, how, _ := strings.Cut(st.Fail, "/")
 			p := s.pickPod(how, true)
@@ -733,22 +677,22 @@ func (s *sim) applyStep(st *Step) {
 				s.missing("The test fails a Pod, but none is Running.")
 				return
 			}
-			s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
-			s.rec.logf("user", "Pod ", p.Name, " failed")
+			s.api.SetPodStatus(p.Namespace, p.Name, FailedStatus())
+			s.rec.Logf("user", "Pod ", p.Name, " failed")
 		}
 	})
-	s.sample(verdict.MarkUser)
+	s.Sample(verdict.MarkUser)
 }
 
 // resolveOwners fills the uid of owner references that name an existing
 // owner, so tests can write ownerReferences without knowing uids.
-func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
+func resolveOwners(o ctrl.Object, api *APIServer) ctrl.Object {
 	o = ctrl.DeepCopy(o)
 	m := o.GetObjectMeta()
 	for j := range m.OwnerReferences {
 		r := &m.OwnerReferences[j]
 		if r.UID == "" {
-			if owner := api.get(ctrl.Kind(r.Kind), orDefault(m.Namespace), r.Name); owner != nil {
+			if owner := api.Get(ctrl.Kind(r.Kind), OrDefault(m.Namespace), r.Name); owner != nil {
 				r.UID = owner.GetObjectMeta().UID
 			}
 		}
@@ -760,7 +704,7 @@ func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
 }
 
 // describeObject says in a few words what a test's object is.
-func describeObject(o ctrl.Object, m model) string {
+func describeObject(o ctrl.Object, m Family) string {
 	var detail string
 	// A model may say what matters to its exercise family instead.
 	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok {
@@ -770,8 +714,8 @@ func describeObject(o ctrl.Object, m model) string {
 		switch x := o.(type) {
 		case *ctrl.Deployment:
 			ru := x.Spec.Strategy.RollingUpdate
-			detail = "replicas " + itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
-				", maxSurge " + itoa(ru.MaxSurge) + ", maxUnavailable " + itoa(ru.MaxUnavailable)
+			detail = "replicas " + Itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
+				", maxSurge " + Itoa(ru.MaxSurge) + ", maxUnavailable " + Itoa(ru.MaxUnavailable)
 		case *ctrl.Pod:
 			detail = ctrl.PodImage(&x.Spec) + ", " + string(x.Status.Phase)
 			if ctrl.IsPodReady(x) {
@@ -794,9 +738,9 @@ func describeObject(o ctrl.Object, m model) string {
 // result turns the run into a TestResult.
 func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 	r := verdict.TestResult{Name: t.Name, Status: verdict.StatusPass, Sample: t.Sample, Seed: seed,
-		Reconciles: s.host.reconciles, Writes: len(s.rec.writes)}
-	r.Output = strings.ToValidUTF8(string(s.rec.out.b), "\uFFFD")
-	r.OutputTruncated = s.rec.out.truncated
+		Reconciles: s.host.reconciles, Writes: len(s.rec.Writes)}
+	r.Output = strings.ToValidUTF8(string(s.rec.Out.Buf), "\uFFFD")
+	r.OutputTruncated = s.rec.Out.Truncated
 	if i := strings.Index(r.Output, "\ngoroutine "); i >= 0 && s.fail != nil {
 		// The Go runtime's dump of every goroutine: the message already
 		// has the panic and the learner's frames.
@@ -816,16 +760,7 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 	}
 	r.Faults = s.faults.log
 	r.Replay = ReplayCommand(ex, t.Name, seed)
-	r.Trace = s.rec.traceTail()
-	r.Timeline = s.rec.timelineTail()
+	r.Trace = s.rec.TraceTail()
+	r.Timeline = s.rec.TimelineTail()
 	return r
-}
-
-// ReplayCommand is the command that replays one test of an exercise.
-func ReplayCommand(ex *Exercise, test string, seed uint64) string {
-	return "judge test " + ex.ID() + " --seed " + strconv.FormatUint(seed, 10) + " --test " + shellQuote(test)
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -66,20 +66,20 @@ type sim struct {
 	fileName string // the learner's, for stack traces
 	suite    *Suite
 	test     *Test
-	model    model
-	world    *world
+	model    Family
+	world    ZWorld
 	rng      *rand.Rand // one generator for every choice, in a fixed order
 
-	clock   *clock
-	api     *apiServer
+	clock   *Clock
+	api     *APIServer
 	actor   string // who is writing; the informer holds back the controller's own events
-	inf     *informer
-	queue   *workqueue
-	kubelet *kubelet
-	gc      *garbageCollector
+	inf     *Informer
+	queue   *Workqueue
+	kubelet *Kubelet
+	gc      *GarbageCollector
 	faults  *faultPlan
 	host    *host
-	rec     *recorder
+	rec     *Recorder
 
 	// newController starts a controller process; ctl is the live one,
 	// nil after a crash until the next reconcile starts another.
@@ -101,22 +101,22 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		clock: &clock{}, inf: newInformer(), queue: newWorkqueue(),
+		clock: &Clock{}, inf: NewInformer(), queue: NewWorkqueue(),
 		newController: newCtl,
 		steps:         &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr:       map[string]string{},
 	}
 	// The fault plan draws from the generator before the API server does.
 	sm.faults = newFaultPlan(sm.rng, t.Faults)
-	sm.api = newAPIServer(sm.rng, sm.clock.time)
-	sm.api.watch = sm.onWatch
-	sm.api.by = func() string { return sm.actor }
-	sm.world = &world{api: sm.api}
-	sm.rec = newRecorder(sm.clock)
+	sm.api = NewAPIServer(sm.rng, sm.clock.Time)
+	sm.api.Watch = sm.onWatch
+	sm.api.By = func() string { return sm.actor }
+	sm.world = sm.api
+	sm.rec = NewRecorder(sm.clock)
 	sm.host = &host{s: sm}
-	sm.kubelet = &kubelet{clock: sm.clock, api: sm.api, rec: sm.rec, readyAfter: time.Duration(s.World.PodReadyAfter),
-		mode: cmp.Or(t.PodReady, s.World.PodReady), as: sm.withActor}
-	sm.gc = &garbageCollector{api: sm.api, rec: sm.rec, as: sm.withActor}
+	sm.kubelet = &Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
+		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor}
+	sm.gc = &GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
 	return sm
 }
 
@@ -130,28 +130,28 @@ func (s *sim) notJudged() {
 // failf records the test's first failure; later ones are consequences.
 func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
-		msg = clip(msg, maxMessageBytes)
+		msg = Clip(msg, MaxMessageBytes)
 		s.fail = &failure{oracle, msg}
-		s.rec.logf("judge", "✗ ", msg)
+		s.rec.Logf("judge", "✗ ", msg)
 	}
 }
 
 // noteFault writes down a fault that fired, for the verdict and the trace.
 func (s *sim) noteFault(class verdict.Fault, words string) {
-	s.faults.note(words)
-	s.rec.logf("fault", words)
-	s.rec.note(verdict.MarkFault)
+	s.faults.Note(words)
+	s.rec.Logf("fault", words)
+	s.rec.Note(verdict.MarkFault)
 }
 
 // ---- the world between reconciles
 
 // onWatch takes every event of the API server: to the informer, and a new
 // Pod to the kubelet.
-func (s *sim) onWatch(ev watchEvent) {
-	s.inf.observe(ev, s.actor == "controller")
-	if ev.Type == evAdded {
+func (s *sim) onWatch(ev WatchEvent) {
+	s.inf.Observe(ev, s.actor == "controller")
+	if ev.Type == EvAdded {
 		if p, ok := ev.Object.(*ctrl.Pod); ok && p.Status.Phase == "" {
-			s.kubelet.startPod(p)
+			s.kubelet.StartPod(p)
 		}
 	}
 }
@@ -167,26 +167,26 @@ func (s *sim) withActor(a string, f func()) {
 // collector deletes orphans and the kubelet's stages fire, the clock
 // jumping to each; then events reach the informer and the queue.
 func (s *sim) settle() {
-	for s.gc.collect() || s.clock.fireNext() {
+	for s.gc.Collect() || s.clock.FireNext() {
 	}
-	s.inf.deliver(s.notify)
+	s.inf.Deliver(s.notify)
 }
 
 // notify is the controller's event handler: an event the informer took
 // enqueues the keys it maps to, unless the missed-event fault loses it.
-func (s *sim) notify(ev watchEvent) {
+func (s *sim) notify(ev WatchEvent) {
 	reqs := s.requestsFor(ev.Object)
 	if len(reqs) == 0 {
 		return
 	}
 	if s.faults.maybe(verdict.FaultMissedEvent) {
-		s.inf.dropped++
+		s.inf.Dropped++
 		s.noteFault(verdict.FaultMissedEvent, "The "+strings.ToLower(string(ev.Type))+" event for "+string(ev.Object.GetObjectKind())+" "+
 			ev.Object.GetObjectMeta().Name+" was lost on its way to your controller (the periodic resync will catch up).")
 		return
 	}
 	for _, req := range reqs {
-		s.queue.add(req)
+		s.queue.Add(req)
 	}
 }
 
@@ -206,8 +206,8 @@ func (s *sim) requestsFor(o ctrl.Object) []string {
 	}
 	if slices.Contains(c.Watches, o.GetObjectKind()) {
 		var keys []string
-		for _, key := range s.api.sortedKeys() {
-			if f := s.api.objs[key]; f.GetObjectKind() == c.For {
+		for _, key := range s.api.SortedKeys() {
+			if f := s.api.Objs[key]; f.GetObjectKind() == c.For {
 				keys = append(keys, f.GetObjectMeta().Namespace+"/"+f.GetObjectMeta().Name)
 			}
 		}
@@ -217,16 +217,16 @@ func (s *sim) requestsFor(o ctrl.Object) []string {
 }
 
 func (s *sim) enqueueAll() {
-	for _, o := range s.api.list(s.suite.Controller.For) {
+	for _, o := range s.api.List(s.suite.Controller.For) {
 		m := o.GetObjectMeta()
-		s.queue.add(m.Namespace + "/" + m.Name)
+		s.queue.Add(m.Namespace + "/" + m.Name)
 	}
 }
 
 // sample adds a timeline point, tagged with what happened since the last.
-func (s *sim) sample(mark verdict.Mark) {
-	s.rec.note(mark)
-	s.rec.point(s.model.sample(s.world))
+func (s *sim) Sample(mark verdict.Mark) {
+	s.rec.Note(mark)
+	s.rec.Point(s.model.Sample(s.world))
 }
 
 // restart discards the controller's instance: everything it held in memory
@@ -237,9 +237,9 @@ func (s *sim) restart() {
 		s.ctl.close()
 		s.ctl = nil
 	}
-	s.rec.out.WriteString("--- controller restarted ---\n")
-	s.queue.reset()
-	s.inf.resync(s.api)
+	s.rec.Out.WriteString("--- controller restarted ---\n")
+	s.queue.Reset()
+	s.inf.Resync(s.api)
 	s.enqueueAll()
 }
 
@@ -247,19 +247,19 @@ func (s *sim) restart() {
 // the cluster's time passes as it waits, and no real time does.
 func (s *sim) sleep(d time.Duration) {
 	s.slept += d
-	s.clock.advanceTo(s.clock.now + d)
+	s.clock.AdvanceTo(s.clock.Now + d)
 }
 
 // reconcile runs the learner's Reconcile once for key.
 func (s *sim) reconcile(key string) {
 	h := s.host
 	h.begin(key)
-	s.rec.logf("controller", "reconcile ", key, " (#", strconv.Itoa(h.n), ")")
+	s.rec.Logf("controller", "reconcile ", key, " (#", strconv.Itoa(h.n), ")")
 	if s.ctl == nil {
 		s.starting = true
 		ctl, err := s.newController(s)
 		if err != nil {
-			s.queue.done(key)
+			s.queue.Done(key)
 			s.trapped(err)
 			s.starting = false
 			return
@@ -268,17 +268,17 @@ func (s *sim) reconcile(key string) {
 		s.ctl = ctl
 	}
 	s.slept = 0
-	before := s.clock.now
+	before := s.clock.Now
 	err := s.ctl.reconcile(s.ctx)
 	switch {
 	case err != nil:
 		// The Go runtime pauses on its way down after a panic; a call
 		// that never returned took no time of the world's.
-		s.clock.now = before
+		s.clock.Now = before
 	case s.slept > 0:
-		s.rec.logf("controller", "waited ", s.slept.String(), " of virtual time in that call")
+		s.rec.Logf("controller", "waited ", s.slept.String(), " of virtual time in that call")
 	}
-	s.queue.done(key)
+	s.queue.Done(key)
 	if err != nil {
 		s.ctl = nil // a trapped instance is discarded
 		var trap *sandbox.Trap
@@ -287,7 +287,7 @@ func (s *sim) reconcile(key string) {
 			// outlive it, or a key whose object the crashed call deleted
 			// (and so never reconciled again) would seem to fail at rest.
 			s.lastErr[key] = ""
-			s.inf.crashed()
+			s.inf.Crashed()
 			s.restart()
 			return
 		}
@@ -299,17 +299,17 @@ func (s *sim) reconcile(key string) {
 	} else if s.brokeRules(key, r) {
 		return
 	} else if r.HasError {
-		s.lastErr[key] = clip(r.Text, maxErrorText)
-		d := s.queue.addRateLimited(key, s.clock.now)
-		s.rec.logf("controller", "returned error: ", clip(r.Text, maxTraceText), " (retry in ", d.String(), ")")
+		s.lastErr[key] = Clip(r.Text, MaxErrorText)
+		d := s.queue.AddRateLimited(key, s.clock.Now)
+		s.rec.Logf("controller", "returned error: ", Clip(r.Text, MaxTraceText), " (retry in ", d.String(), ")")
 	} else {
 		s.lastErr[key] = ""
-		s.queue.forget(key)
+		s.queue.Forget(key)
 		if r.RequeueAfter > 0 {
-			s.queue.addAfter(key, s.clock.now, r.RequeueAfter)
-			s.rec.logf("controller", "done, requeue after ", r.RequeueAfter.String())
+			s.queue.AddAfter(key, s.clock.Now, r.RequeueAfter)
+			s.rec.Logf("controller", "done, requeue after ", r.RequeueAfter.String())
 		} else if h.writes == 0 {
-			s.rec.logf("controller", "done, no writes")
+			s.rec.Logf("controller", "done, no writes")
 		}
 	}
 	s.afterReconcile(key)
@@ -322,7 +322,7 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 	n := strconv.Itoa(h.n)
 	switch {
 	case rules.NoMadeUpErrors && r.HasError && h.failed == 0:
-		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+clip(r.Text, maxErrorText)+
+		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+Clip(r.Text, MaxErrorText)+
 			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
 			"here nothing went wrong, so return nil.")
 	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
@@ -345,10 +345,10 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 // faults that happen between reconciles.
 func (s *sim) afterReconcile(key string) {
 	n := strconv.Itoa(s.host.n)
-	if s.inf.reconciled(func() bool { return s.faults.maybe(verdict.FaultStaleRead) }) {
+	if s.inf.Reconciled(func() bool { return s.faults.maybe(verdict.FaultStaleRead) }) {
 		s.noteFault(verdict.FaultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+n+" until after its next reconcile.")
 	}
-	s.sample(verdict.MarkNone)
+	s.Sample(verdict.MarkNone)
 	if s.faults.maybe(verdict.FaultRestart) {
 		s.noteFault(verdict.FaultRestart, "Restarted your controller after reconcile #"+n+" of "+key+": its memory was wiped.")
 		s.restart()
@@ -356,7 +356,7 @@ func (s *sim) afterReconcile(key string) {
 	}
 	if s.faults.maybe(verdict.FaultDuplicate) {
 		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+n+".")
-		s.queue.add(key)
+		s.queue.Add(key)
 	}
 }
 
@@ -381,7 +381,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		m := c.Object.GetObjectMeta()
 		// The other writer acts at most once per call, so a retry within
 		// the call meets the state it left.
-		if cur := s.api.get(kind, orDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
+		if cur := s.api.Get(kind, OrDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
 			s.raceAhead(cur, verb)
 			raced, h.raced = true, true
 		}
@@ -392,13 +392,13 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	s.withActor("controller", func() {
 		switch c.Op {
 		case ctrl.OpCreate:
-			after, err = s.api.create(c.Object, false)
+			after, err = s.api.Create(c.Object, false)
 		case ctrl.OpUpdate, ctrl.OpUpdateStatus:
 			m := c.Object.GetObjectMeta()
-			before = s.api.get(kind, orDefault(m.Namespace), m.Name)
-			after, err = s.api.update(c.Object, c.Op == ctrl.OpUpdateStatus)
+			before = s.api.Get(kind, OrDefault(m.Namespace), m.Name)
+			after, err = s.api.Update(c.Object, c.Op == ctrl.OpUpdateStatus)
 		case ctrl.OpDelete:
-			before, err = s.api.delete(c.Kind, c.Key.Namespace, c.Key.Name)
+			before, err = s.api.Delete(c.Kind, c.Key.Namespace, c.Key.Name)
 			after = before
 		}
 	})
@@ -406,7 +406,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	name := c.Key.Name
 	if after != nil {
 		name = after.GetObjectMeta().Name
-		if d := clip(s.model.detail(after), maxDetail); d != "" {
+		if d := Clip(s.model.Detail(after), MaxDetail); d != "" {
 			desc += " " + d
 		}
 	} else if c.Object != nil {
@@ -415,7 +415,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			name = c.Object.GetObjectMeta().GenerateName + "…"
 		}
 	}
-	name = shown(name)
+	name = Shown(name)
 	objName := string(kind) + " " + name
 	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
 	if err != nil && err.Reason == ctrl.ReasonConflict {
@@ -425,14 +425,14 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		if !(raced && err.Reason == ctrl.ReasonConflict) {
 			// The conflict fault's refusals are the fault's, not the
 			// controller's: a test's expected writes do not list them.
-			s.rec.wrote(desc + " (failed: " + err.Reason + ")")
+			s.rec.Wrote(desc + " (failed: " + err.Reason + ")")
 		}
-		s.rec.logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
+		s.rec.Logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
 		return ctrl.Reply{Err: err}, nil
 	}
-	s.rec.wrote(desc)
-	s.rec.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(clip(s.model.detail(after), maxDetail)))
-	s.rec.note(verdict.MarkWrite)
+	s.rec.Wrote(desc)
+	s.rec.Logf("controller", verb, " ", string(kind), " ", name, detailSuffix(Clip(s.model.Detail(after), MaxDetail)))
+	s.rec.Note(verdict.MarkWrite)
 	if h.crashOpp >= 0 {
 		// A crash after the previous write would have cut this call in two.
 		s.faults.midCall = append(s.faults.midCall, h.crashOpp)
@@ -440,24 +440,24 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	}
 	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
 	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
-		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+plural(len(h.stored), "write")+": "+
-			strings.Join(h.stored, ", ")+". This exercise allows "+plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
+		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+Plural(len(h.stored), "write")+": "+
+			strings.Join(h.stored, ", ")+". This exercise allows "+Plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
 		return ctrl.Reply{}, errStop
 	}
 	if c.Op == ctrl.OpUpdate && s.suite.Rules.KeepForeignMetadata {
-		if loss, ok := s.api.lostForeign(before, after, s.suite.Rules.OwnKeys); ok {
-			s.failf(verdict.OracleForeignMetadata, "Your update of "+string(kind)+" "+name+" in reconcile #"+strconv.Itoa(h.n)+" "+loss.words()+
+		if loss, ok := s.api.LostForeign(before, after, s.suite.Rules.OwnKeys); ok {
+			s.failf(verdict.OracleForeignMetadata, "Your update of "+string(kind)+" "+name+" in reconcile #"+strconv.Itoa(h.n)+" "+loss.Words()+
 				". It was not yours to change: keep every entry you did not set, and write from a fresh read of the object.")
 			return ctrl.Reply{}, errStop
 		}
 	}
-	if v := s.model.checkWrite(s.world, &write{Verb: verb, Object: after, Before: before}); v != "" {
+	if v := s.model.CheckWrite(s.world, &Write{Verb: verb, Object: after, Before: before}); v != "" {
 		s.failf(verdict.OracleSafety, v)
 		return ctrl.Reply{}, errStop
 	}
 	if max := s.test.Expect.MaxPods; max > 0 {
-		if n := len(s.api.list(ctrl.KindPod)); n > max {
-			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
+		if n := len(s.api.List(ctrl.KindPod)); n > max {
+			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
 			return ctrl.Reply{}, errStop
 		}
 	}
@@ -465,7 +465,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
 	}
 	if s.faults.maybe(verdict.FaultCrashAfter) {
-		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+ordinal(h.writes)+" write in reconcile #"+
+		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+Ordinal(h.writes)+" write in reconcile #"+
 			strconv.Itoa(h.n)+" ("+verb+" "+string(kind)+" "+name+"), then restarted it.")
 		return ctrl.Reply{}, errCrash
 	}
@@ -489,13 +489,13 @@ func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
 	}
 	// The two answers alternate, so that a controller that tells one
 	// transient error from another meets both.
-	e := apiErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
+	e := APIErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
 	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
-		e = apiErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
+		e = APIErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
 	}
 	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
 		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
-	s.rec.logf("controller", name, " → ", e.Reason, ": ", e.Message)
+	s.rec.Logf("controller", name, " → ", e.Reason, ": ", e.Message)
 	return e
 }
 
@@ -525,7 +525,7 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	switch e := s.rng.IntN(edits); {
 	case e == 2:
 		d.Spec.Replicas++
-		what = "scaled it to " + itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
+		what = "scaled it to " + Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
 	case e == 0:
 		if m.Labels == nil {
 			m.Labels = map[string]string{}
@@ -541,14 +541,14 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	}
 	var after ctrl.Object
 	var err *ctrl.StatusError
-	s.withActor(otherWriter, func() { after, err = s.api.update(next, false) })
+	s.withActor(OtherWriter, func() { after, err = s.api.Update(next, false) })
 	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
 	if err != nil {
-		s.rec.logf(otherWriter, "could not change ", kind, " ", name, ": ", err.Message)
+		s.rec.Logf(OtherWriter, "could not change ", kind, " ", name, ": ", err.Message)
 		return
 	}
-	s.rec.logf(otherWriter, "changed ", kind, " ", name, ": it ", what)
-	s.inf.deliver(s.notify)
+	s.rec.Logf(OtherWriter, "changed ", kind, " ", name, ": it ", what)
+	s.inf.Deliver(s.notify)
 	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
 		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+
 		"). Your "+verb+" was based on the version you read, so the API server refuses it with 409 Conflict; writing your old copy "+
@@ -560,25 +560,4 @@ func detailSuffix(d string) string {
 		return ""
 	}
 	return " (" + d + ")"
-}
-
-func orDefault(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(n) + suffix
 }

@@ -103,7 +103,7 @@ func suiteWith(t *testing.T, controller, model, objects, steps, faults, expect s
 	if expect != "" {
 		y += "  expect: " + expect + "\n"
 	}
-	s, err := ParseSuite("test.yaml", []byte(y))
+	s, err := ParseSuite("test.yaml", []byte(y), Checks)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y)
 	}
@@ -534,7 +534,7 @@ func TestWatchedKindsEnqueueEveryForObject(t *testing.T) {
 	y := "controller: {for: Deployment, watches: [ConfigMap]}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
 		indent(fmt.Sprintf(deploymentYAML, 0, "v1")+"---"+strings.ReplaceAll(fmt.Sprintf(deploymentYAML, 0, "v1"), "name: web", "name: api"), "    ") + "\n" +
 		"  steps:\n  - apply: |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: shared}\n      data: {a: b}\n"
-	s, err := ParseSuite("test.yaml", []byte(y))
+	s, err := ParseSuite("test.yaml", []byte(y), Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,9 +608,9 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 	steps := "- apply: |\n" + indent(fmt.Sprintf(deploymentYAML, 4, "v1"), "    ")
 	ex := suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), steps, "duplicate, restart, missed-event", "")
 	tt := ex.Suite.Tests[0]
-	before := tt.Steps[0].objects
+	before := tt.Steps[0].Parsed
 	defer func() {
-		if &tt.Steps[0].objects[0] != &before[0] {
+		if &tt.Steps[0].Parsed[0] != &before[0] {
 			t.Error("shrinking parsed its trials into the suite's own test")
 		}
 	}()
@@ -620,7 +620,7 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 			continue
 		}
 		sh, _ := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
-		if sh == nil || joinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
+		if sh == nil || JoinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
 			t.Fatalf("seed %d: shrunk to %+v", seed, sh)
 		}
 		return

@@ -108,7 +108,7 @@ type Test struct {
 	// SkipMissing skips a step whose object is not there (a Pod to fail
 	// when none runs, say) instead of failing the test's setup.
 	SkipMissing bool `json:"skipMissing,omitempty"`
-	generated   bool // drawn by the generator: shrunk further and printed
+	Generated   bool // drawn by the generator: shrunk further and printed
 	// PodReady, if set, replaces the world's PodReady in this test.
 	PodReady string `json:"podReady,omitempty"`
 	// Seed, if set, is this test's own seed, whatever the submission's:
@@ -116,7 +116,7 @@ type Test struct {
 	// way at every seed.
 	Seed uint64 `json:"seed,omitempty"`
 
-	objects []ctrl.Object
+	Parsed []ctrl.Object
 }
 
 // Step is one workload action, done once the controller is idle.
@@ -148,7 +148,7 @@ type Step struct {
 	// like patch: {"Deployment/web": {"metadata": {"labels": {"team": "a"}}}}.
 	Meanwhile map[string]map[string]any `json:"meanwhile,omitempty"`
 
-	objects []ctrl.Object
+	Parsed []ctrl.Object
 }
 
 // Expect lists the test's checks beyond those every test makes
@@ -175,14 +175,22 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseSuite parses and validates a tests.yaml.
-func ParseSuite(name string, b []byte) (*Suite, error) {
+// A Checker makes the checks of a suite that need the engine: the names
+// tests.yaml takes from it (its model, the kubelet's modes, the
+// generator's kinds). The engine passes its own (judge.Checks); loading
+// exercises for the records and reports passes nil, and trusts the
+// catalog the server checked.
+type Checker interface {
+	CheckSuite(s *Suite) error
+	CheckTest(t *Test) error
+}
+
+// ParseSuite parses and validates a tests.yaml, with the engine's checks
+// if c is not nil.
+func ParseSuite(name string, b []byte, c Checker) (*Suite, error) {
 	var s Suite
 	if err := yaml.UnmarshalStrict(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	if _, ok := models[s.Model]; !ok {
-		return nil, fmt.Errorf("%s: unknown model %q", name, s.Model)
 	}
 	if ctrl.NewObject(s.Controller.For) == nil {
 		return nil, fmt.Errorf("%s: controller.for: unknown kind %q", name, s.Controller.For)
@@ -205,12 +213,9 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 		s.World.MaxReconciles = 200
 	}
 	if s.World.PodReady == "" {
-		s.World.PodReady = readySoon
+		s.World.PodReady = "soon"
 	}
-	if !slices.Contains(podReadyModes, s.World.PodReady) {
-		return nil, fmt.Errorf("%s: world.podReady: %q is none of %s", name, s.World.PodReady, strings.Join(podReadyModes, ", "))
-	}
-	if _, err := parseReference(&s.Reference); err != nil {
+	if _, err := ParseReference(&s.Reference); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if len(s.Tests) == 0 {
@@ -230,12 +235,17 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 		if t.Sample {
 			samples++
 		}
-		if err := t.parse(); err != nil {
+		if err := t.Parse(); err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
 		}
+		if c != nil {
+			if err := c.CheckTest(t); err != nil {
+				return nil, fmt.Errorf("%s: %v", where, err)
+			}
+		}
 	}
-	if s.Generate != nil {
-		if err := s.Generate.check(s.Model); err != nil {
+	if c != nil {
+		if err := c.CheckSuite(&s); err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 	}
@@ -246,25 +256,22 @@ func ParseSuite(name string, b []byte) (*Suite, error) {
 }
 
 // parse checks a test and parses its manifests; the error says where.
-func (t *Test) parse() error {
+func (t *Test) Parse() error {
 	var err error
-	if t.objects, err = ParseManifests(t.Objects); err != nil {
+	if t.Parsed, err = ParseManifests(t.Objects); err != nil {
 		return fmt.Errorf("objects: %v", err)
 	}
 	for _, f := range t.Faults {
 		if !slices.Contains(verdict.Faults, f) {
-			return fmt.Errorf("unknown fault %q (known: %s)", f, joinNames(verdict.Faults, ", "))
+			return fmt.Errorf("unknown fault %q (known: %s)", f, JoinNames(verdict.Faults, ", "))
 		}
-	}
-	if t.PodReady != "" && !slices.Contains(podReadyModes, t.PodReady) {
-		return fmt.Errorf("podReady: %q is none of %s", t.PodReady, strings.Join(podReadyModes, ", "))
 	}
 	for j := range t.Steps {
 		st := &t.Steps[j]
 		n := 0
 		if st.Apply != "" {
 			n++
-			if st.objects, err = ParseManifests(st.Apply); err != nil {
+			if st.Parsed, err = ParseManifests(st.Apply); err != nil {
 				return fmt.Errorf("step %d: %v", j+1, err)
 			}
 		}
@@ -289,7 +296,7 @@ func (t *Test) parse() error {
 // ParseManifests parses "---"-separated YAML manifests into objects.
 func ParseManifests(src string) ([]ctrl.Object, error) {
 	var out []ctrl.Object
-	for i, doc := range splitYAMLDocs(src) {
+	for i, doc := range SplitYAMLDocs(src) {
 		var tm ctrl.TypeMeta
 		if err := yaml.Unmarshal([]byte(doc), &tm); err != nil {
 			return nil, fmt.Errorf("manifest %d: %v", i+1, err)
@@ -318,7 +325,7 @@ func ParseManifests(src string) ([]ctrl.Object, error) {
 	return out, nil
 }
 
-func splitYAMLDocs(src string) []string {
+func SplitYAMLDocs(src string) []string {
 	var docs []string
 	for _, d := range bytes.Split([]byte("\n"+src), []byte("\n---")) {
 		if s := strings.TrimSpace(string(d)); s != "" {

@@ -117,7 +117,7 @@ func fakeVerdict(s judge.Submission) *verdict.Verdict {
 
 func builtinCatalog(t testing.TB) *judge.Catalog {
 	t.Helper()
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := judge.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatalf("load built-in exercises: %v", err)
 	}

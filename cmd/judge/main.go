@@ -97,7 +97,7 @@ func loadCatalog(dir string) (*judge.Catalog, error) {
 	if dir != "" {
 		fsys = os.DirFS(dir)
 	}
-	return judge.LoadCatalog(fsys)
+	return judge.LoadCatalog(fsys, judge.Checks)
 }
 
 // findExercise parses args and finds the exercise the first positional
@@ -155,7 +155,7 @@ func loadOne(dir, id string) *judge.Exercise {
 	if len(found) != 1 {
 		return nil
 	}
-	ex, err := judge.LoadExercise(fsys, found[0])
+	ex, err := judge.LoadExercise(fsys, found[0], judge.Checks)
 	if err != nil || (strconv.Itoa(ex.Number) != id && ex.Slug != id) {
 		return nil
 	}

@@ -51,7 +51,7 @@ func cmdTest(args []string) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		if _, err := judge.ParseScenario(*scenario, b); err != nil {
+		if _, err := judge.ParseScenario(*scenario, b, judge.Checks); err != nil {
 			return fail("%v", err)
 		}
 		scenarioYAML = b

@@ -42,7 +42,7 @@ func TestLearnerTextIsInertForInstructors(t *testing.T) {
 		}
 	}
 	code += "\n// raw: \x1b]0;pwned\a\x1b[2J\x7f\u009b\n"
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := judge.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatal(err)
 	}

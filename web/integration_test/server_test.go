@@ -180,7 +180,7 @@ func (l *learner) submit(code, mode string) (int64, int, error) {
 
 func starterCode(t testing.TB) string {
 	t.Helper()
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := judge.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatalf("the built-in exercises do not load: %v", err)
 	}
