@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -38,7 +40,7 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
-			Output: s.rec.Out, MaxOutputBytes: MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep})
+			Output: s.rec.Out, MaxOutputBytes: cluster.MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep})
 		if err != nil {
 			return nil, err
 		}
@@ -82,16 +84,16 @@ func (s *sim) trapped(err error) {
 		s.pruned = true
 		s.failf(verdict.OracleNotJudged, "The controller needed code compiled out of its module.")
 	case sandbox.TrapPanic:
-		s.failf(verdict.OracleRuntime, "Your controller panicked: "+LearnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
+		s.failf(verdict.OracleRuntime, "Your controller panicked: "+text.LearnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
 	case sandbox.TrapFuel:
 		if trap.Total {
-			s.failf(verdict.OracleTimeout, "Your controller did more than "+Thousands(trap.Steps)+" steps of work in this test, in "+
-				Plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Your controller did more than "+text.Thousands(trap.Steps)+" steps of work in this test, in "+
+				text.Plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
 		} else if s.starting {
 			s.failf(verdict.OracleTimeout, "Your controller's start — its package's variables and init functions, before any Reconcile — did more than "+
-				Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+				text.Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		} else {
-			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+text.Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		}
 	case sandbox.TrapTimeout:
 		s.notJudged()

@@ -12,7 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -50,7 +54,7 @@ type flatObject struct {
 func (o *flatObject) key() string { return string(o.kind) + "/" + o.ns + "/" + o.name }
 
 // ref names the object in a message.
-func (o *flatObject) ref() string { return string(o.kind) + " " + Shown(o.name) }
+func (o *flatObject) ref() string { return string(o.kind) + " " + text.Shown(o.name) }
 
 // maxComparedValue is how much of a value an observation keeps as text;
 // a longer one keeps its start and a digest, so equality still holds.
@@ -61,11 +65,11 @@ const maxComparedValue = 120
 // kind and name, with their uid replaced by whether it is that owner's;
 // finalizers are a set; observedGeneration is told relative to the
 // generation.
-func flatten(o ctrl.Object, m Family, api *APIServer, free []FreeField) flatObject {
+func flatten(o ctrl.Object, m family.Family, api *cluster.APIServer, free []exercise.FreeField) flatObject {
 	meta := o.GetObjectMeta()
 	fo := flatObject{kind: o.GetObjectKind(), ns: meta.Namespace, name: meta.Name,
 		generated: meta.GenerateName != "" && strings.HasPrefix(meta.Name, meta.GenerateName),
-		words:     Clip(describeObject(o, m), MaxDetail)}
+		words:     text.Clip(describeObject(o, m), text.MaxDetail)}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return fo
@@ -84,7 +88,7 @@ func flatten(o ctrl.Object, m Family, api *APIServer, free []FreeField) flatObje
 	add := func(value string, path ...string) {
 		if len(value) > maxComparedValue {
 			sum := sha256.Sum256([]byte(value))
-			value = Clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
+			value = text.Clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
 		}
 		fields = append(fields, field{path, value})
 	}
@@ -192,7 +196,7 @@ type observation struct {
 // learner's, to be compared with ref.
 type differential struct {
 	s        *sim
-	free     []FreeField
+	free     []exercise.FreeField
 	each     bool         // compare write by write
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -232,12 +236,12 @@ func withDifferential(ctx context.Context, d diffContext) context.Context {
 // reference's observation (running the solution first if need be, before
 // the learner's instance exists) and starts watching. It returns nil when
 // the run has no reference to meet.
-func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed uint64) *differential {
+func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *exercise.Test, seed uint64) *differential {
 	dc, _ := ctx.Value(diffKey{}).(diffContext)
 	if dc.ref == nil && dc.sink == nil {
 		return nil
 	}
-	free, _ := ParseReference(&ex.Suite.Reference) // validated by ParseSuite
+	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
 		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
 	switch {
@@ -261,7 +265,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		d.ref = ref
 	}
 	inner := s.api.Watch
-	s.api.Watch = func(ev WatchEvent) {
+	s.api.Watch = func(ev cluster.WatchEvent) {
 		d.seen(ev)
 		inner(ev)
 	}
@@ -270,18 +274,18 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 
 // seen takes every change to the cluster: the controller's writes, and
 // what others did (the world the controller answered).
-func (d *differential) seen(ev WatchEvent) {
+func (d *differential) seen(ev cluster.WatchEvent) {
 	s := d.s
 	switch {
 	case s.actor == "controller":
-		if ev.Type == EvAdded {
+		if ev.Type == cluster.EvAdded {
 			d.made[ev.Object.GetObjectMeta().UID] = true
 		}
 		d.n++
 		if !d.each {
 			return
 		}
-		verb := map[EventType]string{EvAdded: "created", EvModified: "updated", EvDeleted: "deleted"}[ev.Type]
+		verb := map[cluster.EventType]string{cluster.EvAdded: "created", cluster.EvModified: "updated", cluster.EvDeleted: "deleted"}[ev.Type]
 		w := observedWrite{verb, flatten(ev.Object, s.model, s.api, d.free)}
 		if d.ref == nil {
 			d.obs.writes = append(d.obs.writes, w)
@@ -291,7 +295,7 @@ func (d *differential) seen(ev WatchEvent) {
 	case s.actor == "gc", s.actor == "kubelet" && d.routine(ev):
 		// Consequences of the controller's writes, not the world's doing.
 	default:
-		line := s.actor + " " + string(ev.Type) + " " + KeyOf(ev.Object)
+		line := s.actor + " " + string(ev.Type) + " " + cluster.KeyOf(ev.Object)
 		if p, ok := ev.Object.(*ctrl.Pod); ok && s.actor == "kubelet" {
 			line += " " + string(p.Status.Phase) + " ready=" + strconv.FormatBool(ctrl.IsPodReady(p))
 		} else if s.actor != "user" {
@@ -309,14 +313,14 @@ func (d *differential) seen(ev WatchEvent) {
 // (Pending, Running, Ready, at times that follow from the controller's
 // writes) from what happens to the world: any change to a Pod the test
 // made, and a Pod of the controller's that fails or stops being Ready.
-func (d *differential) routine(ev WatchEvent) bool {
+func (d *differential) routine(ev cluster.WatchEvent) bool {
 	p, ok := ev.Object.(*ctrl.Pod)
 	if !ok {
 		return false
 	}
 	was := d.ready[p.UID]
 	d.ready[p.UID] = ctrl.IsPodReady(p)
-	return d.made[p.UID] && ev.Type == EvModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
+	return d.made[p.UID] && ev.Type == cluster.EvModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
 }
 
 // finish is run.go's hook after a test played: it keeps the reference's
@@ -355,8 +359,8 @@ func (d *differential) finish() {
 	msg := d.mismatch
 	if msg == "" && d.each && d.n < len(d.ref.writes) {
 		w := d.ref.writes[d.n]
-		msg = "The reference solution made " + Plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
-			strconv.Itoa(d.n) + ". Its " + Ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
+		msg = "The reference solution made " + text.Plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
+			strconv.Itoa(d.n) + ". Its " + text.Ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
 	}
 	if msg == "" && d.ref.world == d.obs.world {
 		msg = compareEnd(d.ref.end, d.obs.end)
@@ -371,11 +375,11 @@ func (d *differential) finish() {
 // compareWrite compares the learner's nth write with the reference's.
 func compareWrite(ref []observedWrite, n int, w *observedWrite) string {
 	if n > len(ref) {
-		return "Your " + Ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
-			Plural(len(ref), "write") + " in this test."
+		return "Your " + text.Ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
+			text.Plural(len(ref), "write") + " in this test."
 	}
 	r := &ref[n-1]
-	head := "Your " + Ordinal(n) + " write differs from the reference solution's: "
+	head := "Your " + text.Ordinal(n) + " write differs from the reference solution's: "
 	if r.verb != w.verb || r.obj.key() != w.obj.key() {
 		return head + "the reference " + r.verb + " " + r.obj.words + "; yours " + w.verb + " " + w.obj.words + "."
 	}
@@ -488,7 +492,7 @@ func fieldDiff(ref, got *flatObject) (a, b, more string) {
 	// A missing owner reference or map shows as several missing fields;
 	// one sentence says it.
 	if n := len(diffs) - 1; n > 0 {
-		more = " (and " + Plural(n, "other difference") + ")"
+		more = " (and " + text.Plural(n, "other difference") + ")"
 	}
 	return diffs[0][0], diffs[0][1], more
 }
@@ -501,7 +505,7 @@ func presence(f field, mine, theirs []field) (have, hasNot string) {
 	if len(p) != 4 || p[0] != "metadata" || p[1] != "ownerReferences" {
 		return phrase(f, true), phrase(f, false)
 	}
-	owner := Shown(p[2])
+	owner := text.Shown(p[2])
 	for _, o := range theirs {
 		if len(o.path) == 4 && o.path[1] == p[1] && o.path[2] == p[2] {
 			return phrase(f, true), "with no " + p[3] + " in its owner reference to " + owner
@@ -531,7 +535,7 @@ func phrase(f field, present bool) string {
 		}
 	}
 	if len(p) == 4 && p[0] == "metadata" && p[1] == "ownerReferences" {
-		owner := Shown(p[2])
+		owner := text.Shown(p[2])
 		switch {
 		case !present:
 			return "with no " + last + " in its owner reference to " + owner
@@ -562,7 +566,7 @@ func phrase(f field, present bool) string {
 		if i > 0 {
 			b.WriteString(".")
 		}
-		b.WriteString(Shown(seg))
+		b.WriteString(text.Shown(seg))
 	}
 	return pick(present, "with "+b.String()+" "+v, "with no "+b.String())
 }
@@ -571,7 +575,7 @@ func shownValue(v string) string {
 	if v == "" {
 		return `""`
 	}
-	return Clip(v, maxComparedValue+20)
+	return text.Clip(v, maxComparedValue+20)
 }
 
 func pick(c bool, a, b string) string {
@@ -596,7 +600,7 @@ var errNotJudged = errors.New("not judged")
 // runs then become the reference.
 type referee struct {
 	e    *Engine
-	ex   *Exercise
+	ex   *exercise.Exercise
 	self bool
 }
 
@@ -609,7 +613,7 @@ type refCall struct {
 // referenceKey identifies a reference run: a solution run depends only
 // on the solution, the suite's setup, the test (its scenario and faults)
 // and the seed.
-func (r *referee) key(t *Test, seed uint64) string {
+func (r *referee) key(t *exercise.Test, seed uint64) string {
 	su := r.ex.Suite
 	setup, err1 := json.Marshal([]any{su.Controller, su.Model, su.World, su.Rules, su.Reference})
 	scenario, err2 := json.Marshal(t)
@@ -630,7 +634,7 @@ func (r *referee) key(t *Test, seed uint64) string {
 
 // keep is the sink of the solution's own runs: each becomes the
 // reference for its test (the last run of a test, if a fault was pinned).
-func (r *referee) keep(t *Test, seed uint64) func(*observation) {
+func (r *referee) keep(t *exercise.Test, seed uint64) func(*observation) {
 	key := r.key(t, seed)
 	return func(o *observation) {
 		if key == "" {
@@ -646,7 +650,7 @@ func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 // observe returns the reference's observation of test t at seed: from
 // memory, from a concurrent run of the same, from CacheDir, or by running
 // the solution.
-func (r *referee) Observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+func (r *referee) Observe(ctx context.Context, t *exercise.Test, seed uint64) (*observation, error) {
 	e, key := r.e, r.key(t, seed)
 	if key == "" {
 		return r.run(ctx, t, seed)
@@ -691,7 +695,7 @@ func (r *referee) Observe(ctx context.Context, t *Test, seed uint64) (*observati
 
 // run runs the solution on test t, as runTest runs any code, keeping
 // what the comparison needs.
-func (r *referee) run(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+func (r *referee) run(ctx context.Context, t *exercise.Test, seed uint64) (*observation, error) {
 	wasm, err := r.e.solutionWasm(ctx, r.ex)
 	if err != nil {
 		return nil, err
@@ -718,7 +722,7 @@ func (r *referee) run(ctx context.Context, t *Test, seed uint64) (*observation, 
 
 // solutionWasm builds an exercise's solution once per engine and keeps
 // it, out of the reach of the learners' builds that share the build cache.
-func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error) {
+func (e *Engine) solutionWasm(ctx context.Context, ex *exercise.Exercise) ([]byte, error) {
 	key := hashOf(string(ex.Solution))
 	e.mu.Lock()
 	w := e.solutions[key]
@@ -747,7 +751,7 @@ func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error)
 // otherwise double its cost. Exercises are taken in order while their
 // tests fit in half the memo, so warming never evicts what it warmed.
 // A server calls it once, after Warm, in the background.
-func (e *Engine) WarmReferences(ctx context.Context, exs []*Exercise) {
+func (e *Engine) WarmReferences(ctx context.Context, exs []*exercise.Exercise) {
 	room := maxCachedReferences / 2
 	for _, ex := range exs {
 		n := len(ex.Suite.Tests)

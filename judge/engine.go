@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -58,7 +60,7 @@ type Options struct {
 
 // Submission is one piece of learner code to judge.
 type Submission struct {
-	Exercise *Exercise
+	Exercise *exercise.Exercise
 	Code     []byte
 	FileName string // shown in diagnostics; never used as a path
 	Mode     verdict.Mode
@@ -91,7 +93,7 @@ type Engine struct {
 	warmed bool
 
 	mu        sync.Mutex
-	generated map[generatedKey][]*Test // generatedTests' scenarios, the same for every submission at a seed
+	generated map[generatedKey][]*exercise.Test // generatedTests' scenarios, the same for every submission at a seed
 	builds    *lru[[]byte]
 	verdicts  *lru[*verdict.Verdict]
 	inflight  map[string]*buildCall
@@ -139,7 +141,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer, progress: opts.Progress,
 		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
-		inflight: map[string]*buildCall{}, generated: map[generatedKey][]*Test{},
+		inflight: map[string]*buildCall{}, generated: map[generatedKey][]*exercise.Test{},
 		solutions: map[string][]byte{}, refs: newLRU[*observation](maxCachedReferences), refCalls: map[string]*refCall{}}, nil
 }
 
@@ -321,10 +323,10 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 
 	faultKey := "planned"
 	if s.SetFaults {
-		faultKey = "set:" + JoinNames(s.Faults, ",")
+		faultKey = "set:" + text.JoinNames(s.Faults, ",")
 		for _, f := range s.Faults {
 			if !slices.Contains(verdict.Faults, f) {
-				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+JoinNames(verdict.Faults, ", ")+")", progress)
+				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+text.JoinNames(verdict.Faults, ", ")+")", progress)
 			}
 		}
 	}
@@ -374,9 +376,9 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	defer e.rt.Release(mod) // every instance of it is made before Judge returns
 	v.Timings.Cached = buildCached
 
-	var tests []*Test
+	var tests []*exercise.Test
 	if s.Scenario != nil {
-		t, err := ParseScenario("the scenario", s.Scenario, Checks)
+		t, err := exercise.ParseScenario("the scenario", s.Scenario, Checks)
 		if err != nil {
 			return e.internal(v, err.Error(), progress)
 		}
@@ -461,7 +463,7 @@ func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.
 // generatedKey names a submission's generated scenarios: a suite's, at a
 // seed, all or the one named.
 type generatedKey struct {
-	suite *Suite
+	suite *exercise.Suite
 	seed  uint64
 	only  string
 }
@@ -473,7 +475,7 @@ const maxCachedGenerated = 256
 // generatedTests returns generatedTests(suite, seed, only), made once:
 // making them renders and parses each scenario's manifests, and tests
 // are only read while they run, by any number of judgements at once.
-func (e *Engine) generatedTests(suite *Suite, seed uint64, only string) []*Test {
+func (e *Engine) generatedTests(suite *exercise.Suite, seed uint64, only string) []*exercise.Test {
 	k := generatedKey{suite, seed, only}
 	e.mu.Lock()
 	tests, ok := e.generated[k]

@@ -3,6 +3,7 @@ package judge
 import (
 	"math/rand/v2"
 
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -209,7 +210,7 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	}
 	if p := s.faults; p.planned[verdict.FaultServerError] && !pins.triedServer {
 		pins.triedServer = true
-		for _, call := range SortedKeys(p.serverCalls) {
+		for _, call := range text.SortedKeys(p.serverCalls) {
 			if n := p.serverCalls[call]; !p.serverHit[call] {
 				pins.serverAt[call] = rng.IntN(n)
 			}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"ctrljudge/judge/cluster"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
 	"ctrljudge/judge/verdict"
 )
 
@@ -19,8 +22,8 @@ import (
 // world holds (its generator).
 
 // checkGenerate validates a generate: block against its model's family.
-func checkGenerate(gb *Generate, model string) error {
-	f, ok := models[model].(Generator)
+func checkGenerate(gb *exercise.Generate, model string) error {
+	f, ok := models[model].(family.Generator)
 	if !ok {
 		return fmt.Errorf("generate: model %q has no generator", model)
 	}
@@ -30,12 +33,12 @@ func checkGenerate(gb *Generate, model string) error {
 	steps, objects := f.GenKinds()
 	for _, k := range gb.StepKinds {
 		if !slices.Contains(steps, k) {
-			return fmt.Errorf("generate: step kind %q is none of the %s model's: %s", k, model, Described(steps, GenStepKinds))
+			return fmt.Errorf("generate: step kind %q is none of the %s model's: %s", k, model, family.Described(steps, family.GenStepKinds))
 		}
 	}
 	for _, k := range gb.ObjectKinds {
 		if !slices.Contains(objects, k) {
-			return fmt.Errorf("generate: object kind %q is none of the %s model's: %s", k, model, Described(objects, GenObjectKinds))
+			return fmt.Errorf("generate: object kind %q is none of the %s model's: %s", k, model, family.Described(objects, family.GenObjectKinds))
 		}
 	}
 	for _, fl := range gb.Faults {
@@ -44,31 +47,31 @@ func checkGenerate(gb *Generate, model string) error {
 		}
 	}
 	for _, m := range gb.PodReady {
-		if !slices.Contains(PodReadyModes, m) {
-			return fmt.Errorf("generate: podReady: %q is none of %s", m, strings.Join(PodReadyModes, ", "))
+		if !slices.Contains(cluster.PodReadyModes, m) {
+			return fmt.Errorf("generate: podReady: %q is none of %s", m, strings.Join(cluster.PodReadyModes, ", "))
 		}
 	}
 	if len(gb.Images) == 0 {
 		gb.Images = []string{"v1", "v2"}
 	}
-	if gb.Deployments == (Range{}) {
-		gb.Deployments = Range{1, 2}
+	if gb.Deployments == (exercise.Range{}) {
+		gb.Deployments = exercise.Range{1, 2}
 	}
 	return nil
 }
 
 // generateTest draws scenario i, named name ("generated i"), of an
 // exercise from the submission's seed.
-func generateTest(s *Suite, i int, name string, seed uint64) *Test {
-	x := TestSeed(seed, "generate/"+name)
-	g := &Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate,
-		Test: &Test{Name: name, SkipMissing: true, Generated: true}, ConfigMaps: map[string]bool{}, ConfigData: map[string][]string{}}
-	f := models[s.Model].(Generator)
+func generateTest(s *exercise.Suite, i int, name string, seed uint64) *exercise.Test {
+	x := exercise.TestSeed(seed, "generate/"+name)
+	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate,
+		Test: &exercise.Test{Name: name, SkipMissing: true, Generated: true}, ConfigMaps: map[string]bool{}, ConfigData: map[string][]string{}}
+	f := models[s.Model].(family.Generator)
 	if k := g.Ranges.ObjectKinds; len(k) > 0 {
 		g.Force = k[(i-1)%len(k)]
 	}
 	if len(g.Ranges.PodReady) > 0 {
-		if m := g.Pick(g.Ranges.PodReady); m != ReadySoon {
+		if m := g.Pick(g.Ranges.PodReady); m != cluster.ReadySoon {
 			g.Test.PodReady = m
 		}
 	}
@@ -93,13 +96,13 @@ func generateTest(s *Suite, i int, name string, seed uint64) *Test {
 }
 
 // generatedTests are a submission's K scenarios, or the one named only.
-func generatedTests(s *Suite, seed uint64, only string) []*Test {
+func generatedTests(s *exercise.Suite, seed uint64, only string) []*exercise.Test {
 	if s.Generate == nil {
 		return nil
 	}
-	var out []*Test
+	var out []*exercise.Test
 	for i := 1; i <= s.Generate.Scenarios; i++ {
-		name := GeneratedPrefix + strconv.Itoa(i)
+		name := exercise.GeneratedPrefix + strconv.Itoa(i)
 		if only == "" || only == name {
 			out = append(out, generateTest(s, i, name, seed))
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -127,18 +128,18 @@ func callKind(c *ctrl.Call) string {
 func apiCallName(c *ctrl.Call) (string, bool) {
 	switch c.Op {
 	case ctrl.OpGet:
-		return "Get of " + string(c.Kind) + " " + Shown(c.Key.Name), true
+		return "Get of " + string(c.Kind) + " " + text.Shown(c.Key.Name), true
 	case ctrl.OpList:
 		return "List of " + string(c.Kind) + "s", true
 	case ctrl.OpDelete:
-		return "delete of " + string(c.Kind) + " " + Shown(c.Key.Name), true
+		return "delete of " + string(c.Kind) + " " + text.Shown(c.Key.Name), true
 	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus:
 		m := c.Object.GetObjectMeta()
 		name := m.Name
 		if name == "" {
 			name = m.GenerateName + "…"
 		}
-		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + Shown(name), true
+		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + text.Shown(name), true
 	}
 	return "", false
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -37,20 +38,9 @@ const (
 	OpReturnEarly    = "return-early"
 )
 
-// MutantKey names a generated mutant so that it survives edits elsewhere in
-// solution.go: the operator, the solution's line it changes (trimmed), and
-// which of the mutants with that operator and line text it is, from 1.
-type MutantKey struct {
-	Op   string `json:"op"`
-	Line string `json:"line"`
-	N    int    `json:"index"`
-}
-
-func (k MutantKey) String() string { return fmt.Sprintf("%s %q #%d", k.Op, k.Line, k.N) }
-
 // GeneratedMutant is one variant of the solution.
 type GeneratedMutant struct {
-	Key  MutantKey
+	Key  exercise.MutantKey
 	Line int // 1-based, in solution.go
 	Code []byte
 	Diff string // unified, against solution.go
@@ -201,11 +191,11 @@ func GenerateMutants(src []byte) (*Generated, error) {
 
 	g := &Generated{}
 	seen := map[string]bool{string(src): true}
-	occurrences := map[MutantKey]int{}
+	occurrences := map[exercise.MutantKey]int{}
 	for _, e := range edits {
 		code := slices.Concat(src[:e.start], []byte(e.text), src[e.end:])
 		line := tf.Line(tf.Pos(e.start))
-		key := MutantKey{Op: e.op, Line: strings.TrimSpace(lineText(src, e.start))}
+		key := exercise.MutantKey{Op: e.op, Line: strings.TrimSpace(lineText(src, e.start))}
 		occurrences[key]++
 		key.N = occurrences[key]
 		if seen[string(code)] {
@@ -467,7 +457,7 @@ type MutationReport struct {
 	NoCompile                               int
 	Results                                 []MutantResult // the compiling ones, in source order
 	Killed, Survived, Equivalent, NotJudged int
-	Stale                                   []Equivalent // listed, but generated nowhere
+	Stale                                   []exercise.Equivalent // listed, but generated nowhere
 }
 
 // KillRate is killed / (killed + survived): equivalent mutants cannot be
@@ -481,7 +471,7 @@ func (r *MutationReport) KillRate() float64 {
 
 // MutateOptions tune Mutate.
 type MutateOptions struct {
-	Equivalents []Equivalent
+	Equivalents []exercise.Equivalent
 	// Limit, if positive, judges only the first Limit compiling mutants
 	// (tests use it; an author wants them all).
 	Limit int
@@ -493,7 +483,7 @@ type MutateOptions struct {
 // Mutate generates mutants of the exercise's solution and judges each in
 // submit mode at the default seed, up to GOMAXPROCS at once. Every mutant is
 // judged; a failure of one stops nothing.
-func (e *Engine) Mutate(ctx context.Context, ex *Exercise, opts MutateOptions) (*MutationReport, error) {
+func (e *Engine) Mutate(ctx context.Context, ex *exercise.Exercise, opts MutateOptions) (*MutationReport, error) {
 	g, err := GenerateMutants(ex.Solution)
 	if err != nil {
 		return nil, err
@@ -505,7 +495,7 @@ func (e *Engine) Mutate(ctx context.Context, ex *Exercise, opts MutateOptions) (
 	r := &MutationReport{Generated: len(g.Mutants) + len(g.NoCompile) + g.Identical,
 		Identical: g.Identical, NoCompile: len(g.NoCompile)}
 	r.Results = make([]MutantResult, len(ms))
-	listed := map[MutantKey]int{} // index into opts.Equivalents
+	listed := map[exercise.MutantKey]int{} // index into opts.Equivalents
 	for i, q := range opts.Equivalents {
 		listed[q.MutantKey] = i
 	}

@@ -10,7 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -26,7 +30,7 @@ const (
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
-func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) verdict.TestResult {
+func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string) verdict.TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
@@ -53,7 +57,7 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 // Its steps are spent from the test's budget, but a run on a pruned
 // module that had to be played again spends nothing: what pruning left
 // out never costs the learner.
-func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, steps *sandbox.StepBudget) *sim {
+func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, steps *sandbox.StepBudget) *sim {
 	trial := *steps
 	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false, &trial)
 	if s.pruned {
@@ -63,7 +67,7 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 	return s
 }
 
-func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
+func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
 	s.steps = steps
 	s.whole = whole
@@ -85,7 +89,7 @@ func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 // in order. The tests share the submission's budget of steps, spent in
 // their order: once the tests before one have used it up, that one and
 // those after it are not run.
-func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
+func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*exercise.Test, progress func(verdict.Event)) []verdict.TestResult {
 	results := make([]verdict.TestResult, len(tests))
 	done := make([]chan struct{}, len(tests))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -156,11 +160,11 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 
 // notRun is the result of a test the submission's budget left no room
 // for: the first n tests took steps of work in all.
-func notRun(t *Test, seed uint64, steps int64, n int) verdict.TestResult {
+func notRun(t *exercise.Test, seed uint64, steps int64, n int) verdict.TestResult {
 	return verdict.TestResult{Name: t.Name, Status: verdict.StatusError, Sample: t.Sample, Oracle: verdict.OracleTimeout,
 		Seed: t.SeedFor(seed),
-		Message: "Not run: a submission may do " + Thousands(MaxStepsPerSubmission) + " steps of work, and the first " + Plural(n, "test") +
-			" did " + Thousands(steps) + ". Make each Reconcile do less, then submit again."}
+		Message: "Not run: a submission may do " + text.Thousands(MaxStepsPerSubmission) + " steps of work, and the first " + text.Plural(n, "test") +
+			" did " + text.Thousands(steps) + ". Make each Reconcile do less, then submit again."}
 }
 
 // maxShrinkTrials bounds the runs one shrink makes, and maxShrinkSteps
@@ -182,14 +186,14 @@ const (
 //
 // It says, too, how many steps of the learner's the trials took: they
 // stop once they have taken maxShrinkSteps.
-func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) (_ *verdict.Shrunk, steps int64) {
+func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, r *verdict.TestResult) (_ *verdict.Shrunk, steps int64) {
 	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.Generated {
 		return nil, 0
 	}
 	best := *t
 	best.Seed = t.SeedFor(seed) // the trials keep the test's choices whatever their name
 	trials := 0
-	try := func(c Test) bool {
+	try := func(c exercise.Test) bool {
 		if trials >= maxShrinkTrials || steps >= maxShrinkSteps || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
 			return false
 		}
@@ -220,8 +224,8 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 			c.Steps = slices.Delete(slices.Clone(best.Steps), i, i+1)
 			try(c)
 		}
-		for i := len(SplitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
-			docs := SplitYAMLDocs(best.Objects)
+		for i := len(exercise.SplitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
+			docs := exercise.SplitYAMLDocs(best.Objects)
 			c := best
 			c.Objects = strings.Join(slices.Delete(docs, i, i+1), "\n---\n") + "\n"
 			try(c)
@@ -244,13 +248,13 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exer
 		}
 		list := "none"
 		if len(best.Faults) > 0 {
-			list = JoinNames(best.Faults, ",")
+			list = text.JoinNames(best.Faults, ",")
 		}
-		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}, steps
+		return &verdict.Shrunk{Faults: best.Faults, Replay: exercise.ReplayCommand(ex, t.Name, seed) + " --faults " + list}, steps
 	}
 	best.Name = t.Name + ", seed " + strconv.FormatUint(seed, 10) + ", shrunk"
 	r.Scenario = best.YAML()
-	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}, steps
+	return &verdict.Shrunk{Faults: best.Faults, Replay: exercise.ScenarioCommand(ex)}, steps
 }
 
 var replicasRE = regexp.MustCompile(`replicas: (\d+)`)
@@ -258,8 +262,8 @@ var replicasRE = regexp.MustCompile(`replicas: (\d+)`)
 // fewerReplicas proposes, for each replica count in the test's objects,
 // apply steps and scale patches above 1, the same test with that count
 // halved (rounding down), first to last.
-func fewerReplicas(t Test) []Test {
-	var out []Test
+func fewerReplicas(t exercise.Test) []exercise.Test {
+	var out []exercise.Test
 	half := func(n int) int { return n / 2 }
 	for _, m := range replicasRE.FindAllStringSubmatchIndex(t.Objects, -1) {
 		n, _ := strconv.Atoi(t.Objects[m[2]:m[3]])
@@ -303,7 +307,7 @@ func asInt(v any) (int, bool) {
 	return 0, false
 }
 
-func (s *sim) play(t *Test) {
+func (s *sim) play(t *exercise.Test) {
 	// The cluster as the test describes it, before the controller starts.
 	s.withActor("user", func() {
 		for _, o := range t.Parsed {
@@ -347,7 +351,7 @@ func (s *sim) play(t *Test) {
 		s.failf(verdict.OracleConvergence, "The cluster did not reach the desired state. "+why)
 		return
 	}
-	for _, key := range SortedKeys(s.lastErr) {
+	for _, key := range text.SortedKeys(s.lastErr) {
 		if e := s.lastErr[key]; e != "" {
 			s.failf(verdict.OracleErrors, "Reconcile of "+key+" kept returning an error once the cluster was at rest: "+e)
 			return
@@ -363,7 +367,7 @@ func (s *sim) play(t *Test) {
 	}
 	if n := len(s.rec.Writes) - writes; n > 0 {
 		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
-			Plural(n, "write")+": "+JoinList(s.rec.Writes[writes:], MaxMessageBytes/2)+". A converged controller must make none.")
+			text.Plural(n, "write")+": "+text.JoinList(s.rec.Writes[writes:], text.MaxMessageBytes/2)+". A converged controller must make none.")
 		return
 	}
 	if ok, why := s.model.Converged(s.world); !ok {
@@ -371,7 +375,7 @@ func (s *sim) play(t *Test) {
 		return
 	}
 	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.Writes) {
-		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+ListOrNone(want)+". Your controller made: "+JoinList(s.rec.Writes, MaxMessageBytes/2)+".")
+		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+text.ListOrNone(want)+". Your controller made: "+text.JoinList(s.rec.Writes, text.MaxMessageBytes/2)+".")
 	}
 }
 
@@ -433,7 +437,7 @@ func (s *sim) worldFaults() {
 	if s.hasPod(true) && s.faults.maybe(verdict.FaultPodFailure) {
 		if p := s.pickPod("random", true); p != nil {
 			s.withActor("kubelet", func() {
-				s.api.SetPodStatus(p.Namespace, p.Name, FailedStatus())
+				s.api.SetPodStatus(p.Namespace, p.Name, cluster.FailedStatus())
 			})
 			s.noteFault(verdict.FaultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
 		}
@@ -501,7 +505,7 @@ func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
 		return err
 	}
 	if m := o.GetObjectMeta(); m.DeletionTimestamp != nil {
-		if _, err := s.api.Delete(o.GetObjectKind(), OrDefault(m.Namespace), m.Name); err != nil {
+		if _, err := s.api.Delete(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); err != nil {
 			return err
 		}
 	}
@@ -528,7 +532,7 @@ func (s *sim) patch(ref string, p map[string]any) bool {
 		s.missing("The test patches " + ref + ", which does not exist.")
 		return false
 	}
-	next, err := MergePatch(cur, p)
+	next, err := cluster.MergePatch(cur, p)
 	if err != nil {
 		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
 		return false
@@ -573,7 +577,7 @@ func (s *sim) landMeanwhile(kind ctrl.Kind, name string, i int) {
 	s.meanwhile = rest
 }
 
-func (s *sim) applyStep(st *Step) {
+func (s *sim) applyStep(st *exercise.Step) {
 	s.stepN++
 	s.withActor("user", func() {
 		switch {
@@ -581,7 +585,7 @@ func (s *sim) applyStep(st *Step) {
 			for _, o := range st.Parsed {
 				o = resolveOwners(o, s.api)
 				m := o.GetObjectMeta()
-				if cur := s.api.Get(o.GetObjectKind(), OrDefault(m.Namespace), m.Name); cur != nil {
+				if cur := s.api.Get(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); cur != nil {
 					o = ctrl.DeepCopy(o)
 					o.GetObjectMeta().ResourceVersion = ""
 					// Like kubectl apply: finalizers that controllers added
@@ -600,18 +604,18 @@ func (s *sim) applyStep(st *Step) {
 				}
 			}
 		case st.Patch != nil:
-			for _, ref := range SortedKeys(st.Patch) {
+			for _, ref := range text.SortedKeys(st.Patch) {
 				if !s.patch(ref, st.Patch[ref]) {
 					return
 				}
 			}
 		case st.Meanwhile != nil:
-			for _, ref := range SortedKeys(st.Meanwhile) {
+			for _, ref := range text.SortedKeys(st.Meanwhile) {
 				s.meanwhile = append(s.meanwhile, lateEdit{ref, st.Meanwhile[ref], s.stepN})
 			}
-			s.rec.Logf("user", "will edit ", strings.Join(SortedKeys(st.Meanwhile), ", "), " while your controller is busy")
+			s.rec.Logf("user", "will edit ", strings.Join(text.SortedKeys(st.Meanwhile), ", "), " while your controller is busy")
 		case st.Release != nil:
-			for _, ref := range SortedKeys(st.Release) {
+			for _, ref := range text.SortedKeys(st.Release) {
 				kind, name, _ := strings.Cut(ref, "/")
 				cur := s.api.Get(ctrl.Kind(kind), "default", name)
 				if cur == nil {
@@ -633,7 +637,7 @@ func (s *sim) applyStep(st *Step) {
 				s.missing("The test makes " + st.Unready + " unready, but it is not a Ready Pod.")
 				return
 			}
-			s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, RunningStatus(false)) })
+			s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, cluster.RunningStatus(false)) })
 			s.rec.Logf("kubelet", "Pod ", p.Name, " is no longer Ready (its readiness probe fails); it keeps running")
 		case st.Ready != "":
 			_, how, _ := strings.Cut(st.Ready, "/")
@@ -652,7 +656,7 @@ func (s *sim) applyStep(st *Step) {
 				return
 			}
 			for _, p := range ps {
-				s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, RunningStatus(true)) })
+				s.withActor("kubelet", func() { s.api.SetPodStatus(p.Namespace, p.Name, cluster.RunningStatus(true)) })
 				s.rec.Logf("kubelet", "Pod ", p.Name, " is Ready again")
 			}
 		case st.Delete != "":
@@ -677,7 +681,7 @@ func (s *sim) applyStep(st *Step) {
 				s.missing("The test fails a Pod, but none is Running.")
 				return
 			}
-			s.api.SetPodStatus(p.Namespace, p.Name, FailedStatus())
+			s.api.SetPodStatus(p.Namespace, p.Name, cluster.FailedStatus())
 			s.rec.Logf("user", "Pod ", p.Name, " failed")
 		}
 	})
@@ -686,13 +690,13 @@ func (s *sim) applyStep(st *Step) {
 
 // resolveOwners fills the uid of owner references that name an existing
 // owner, so tests can write ownerReferences without knowing uids.
-func resolveOwners(o ctrl.Object, api *APIServer) ctrl.Object {
+func resolveOwners(o ctrl.Object, api *cluster.APIServer) ctrl.Object {
 	o = ctrl.DeepCopy(o)
 	m := o.GetObjectMeta()
 	for j := range m.OwnerReferences {
 		r := &m.OwnerReferences[j]
 		if r.UID == "" {
-			if owner := api.Get(ctrl.Kind(r.Kind), OrDefault(m.Namespace), r.Name); owner != nil {
+			if owner := api.Get(ctrl.Kind(r.Kind), cluster.OrDefault(m.Namespace), r.Name); owner != nil {
 				r.UID = owner.GetObjectMeta().UID
 			}
 		}
@@ -704,7 +708,7 @@ func resolveOwners(o ctrl.Object, api *APIServer) ctrl.Object {
 }
 
 // describeObject says in a few words what a test's object is.
-func describeObject(o ctrl.Object, m Family) string {
+func describeObject(o ctrl.Object, m family.Family) string {
 	var detail string
 	// A model may say what matters to its exercise family instead.
 	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok {
@@ -714,8 +718,8 @@ func describeObject(o ctrl.Object, m Family) string {
 		switch x := o.(type) {
 		case *ctrl.Deployment:
 			ru := x.Spec.Strategy.RollingUpdate
-			detail = "replicas " + Itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
-				", maxSurge " + Itoa(ru.MaxSurge) + ", maxUnavailable " + Itoa(ru.MaxUnavailable)
+			detail = "replicas " + text.Itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
+				", maxSurge " + text.Itoa(ru.MaxSurge) + ", maxUnavailable " + text.Itoa(ru.MaxUnavailable)
 		case *ctrl.Pod:
 			detail = ctrl.PodImage(&x.Spec) + ", " + string(x.Status.Phase)
 			if ctrl.IsPodReady(x) {
@@ -736,7 +740,7 @@ func describeObject(o ctrl.Object, m Family) string {
 }
 
 // result turns the run into a TestResult.
-func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
+func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdict.TestResult {
 	r := verdict.TestResult{Name: t.Name, Status: verdict.StatusPass, Sample: t.Sample, Seed: seed,
 		Reconciles: s.host.reconciles, Writes: len(s.rec.Writes)}
 	r.Output = strings.ToValidUTF8(string(s.rec.Out.Buf), "\uFFFD")
@@ -759,7 +763,7 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 		r.Hint = h.hint(r.Oracle)
 	}
 	r.Faults = s.faults.log
-	r.Replay = ReplayCommand(ex, t.Name, seed)
+	r.Replay = exercise.ReplayCommand(ex, t.Name, seed)
 	r.Trace = s.rec.TraceTail()
 	r.Timeline = s.rec.TimelineTail()
 	return r

@@ -10,7 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -64,22 +68,22 @@ type failure struct {
 type sim struct {
 	ctx      context.Context
 	fileName string // the learner's, for stack traces
-	suite    *Suite
-	test     *Test
-	model    Family
-	world    ZWorld
+	suite    *exercise.Suite
+	test     *exercise.Test
+	model    family.Family
+	world    family.World
 	rng      *rand.Rand // one generator for every choice, in a fixed order
 
-	clock   *Clock
-	api     *APIServer
+	clock   *cluster.Clock
+	api     *cluster.APIServer
 	actor   string // who is writing; the informer holds back the controller's own events
-	inf     *Informer
-	queue   *Workqueue
-	kubelet *Kubelet
-	gc      *GarbageCollector
+	inf     *cluster.Informer
+	queue   *cluster.Workqueue
+	kubelet *cluster.Kubelet
+	gc      *cluster.GarbageCollector
 	faults  *faultPlan
 	host    *host
-	rec     *Recorder
+	rec     *cluster.Recorder
 
 	// newController starts a controller process; ctl is the live one,
 	// nil after a crash until the next reconcile starts another.
@@ -97,26 +101,26 @@ type sim struct {
 	fail      *failure
 }
 
-func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite, t *Test, seed uint64) *sim {
+func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exercise.Suite, t *exercise.Test, seed uint64) *sim {
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		clock: &Clock{}, inf: NewInformer(), queue: NewWorkqueue(),
+		clock: &cluster.Clock{}, inf: cluster.NewInformer(), queue: cluster.NewWorkqueue(),
 		newController: newCtl,
 		steps:         &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr:       map[string]string{},
 	}
 	// The fault plan draws from the generator before the API server does.
 	sm.faults = newFaultPlan(sm.rng, t.Faults)
-	sm.api = NewAPIServer(sm.rng, sm.clock.Time)
+	sm.api = cluster.NewAPIServer(sm.rng, sm.clock.Time)
 	sm.api.Watch = sm.onWatch
 	sm.api.By = func() string { return sm.actor }
 	sm.world = sm.api
-	sm.rec = NewRecorder(sm.clock)
+	sm.rec = cluster.NewRecorder(sm.clock)
 	sm.host = &host{s: sm}
-	sm.kubelet = &Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
+	sm.kubelet = &cluster.Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
 		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor}
-	sm.gc = &GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
+	sm.gc = &cluster.GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
 	return sm
 }
 
@@ -130,7 +134,7 @@ func (s *sim) notJudged() {
 // failf records the test's first failure; later ones are consequences.
 func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
-		msg = Clip(msg, MaxMessageBytes)
+		msg = text.Clip(msg, text.MaxMessageBytes)
 		s.fail = &failure{oracle, msg}
 		s.rec.Logf("judge", "✗ ", msg)
 	}
@@ -147,9 +151,9 @@ func (s *sim) noteFault(class verdict.Fault, words string) {
 
 // onWatch takes every event of the API server: to the informer, and a new
 // Pod to the kubelet.
-func (s *sim) onWatch(ev WatchEvent) {
+func (s *sim) onWatch(ev cluster.WatchEvent) {
 	s.inf.Observe(ev, s.actor == "controller")
-	if ev.Type == EvAdded {
+	if ev.Type == cluster.EvAdded {
 		if p, ok := ev.Object.(*ctrl.Pod); ok && p.Status.Phase == "" {
 			s.kubelet.StartPod(p)
 		}
@@ -174,7 +178,7 @@ func (s *sim) settle() {
 
 // notify is the controller's event handler: an event the informer took
 // enqueues the keys it maps to, unless the missed-event fault loses it.
-func (s *sim) notify(ev WatchEvent) {
+func (s *sim) notify(ev cluster.WatchEvent) {
 	reqs := s.requestsFor(ev.Object)
 	if len(reqs) == 0 {
 		return
@@ -299,9 +303,9 @@ func (s *sim) reconcile(key string) {
 	} else if s.brokeRules(key, r) {
 		return
 	} else if r.HasError {
-		s.lastErr[key] = Clip(r.Text, MaxErrorText)
+		s.lastErr[key] = text.Clip(r.Text, text.MaxErrorText)
 		d := s.queue.AddRateLimited(key, s.clock.Now)
-		s.rec.Logf("controller", "returned error: ", Clip(r.Text, MaxTraceText), " (retry in ", d.String(), ")")
+		s.rec.Logf("controller", "returned error: ", text.Clip(r.Text, text.MaxTraceText), " (retry in ", d.String(), ")")
 	} else {
 		s.lastErr[key] = ""
 		s.queue.Forget(key)
@@ -322,7 +326,7 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 	n := strconv.Itoa(h.n)
 	switch {
 	case rules.NoMadeUpErrors && r.HasError && h.failed == 0:
-		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+Clip(r.Text, MaxErrorText)+
+		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+text.Clip(r.Text, text.MaxErrorText)+
 			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
 			"here nothing went wrong, so return nil.")
 	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
@@ -381,7 +385,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		m := c.Object.GetObjectMeta()
 		// The other writer acts at most once per call, so a retry within
 		// the call meets the state it left.
-		if cur := s.api.Get(kind, OrDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
+		if cur := s.api.Get(kind, cluster.OrDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
 			s.raceAhead(cur, verb)
 			raced, h.raced = true, true
 		}
@@ -395,7 +399,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			after, err = s.api.Create(c.Object, false)
 		case ctrl.OpUpdate, ctrl.OpUpdateStatus:
 			m := c.Object.GetObjectMeta()
-			before = s.api.Get(kind, OrDefault(m.Namespace), m.Name)
+			before = s.api.Get(kind, cluster.OrDefault(m.Namespace), m.Name)
 			after, err = s.api.Update(c.Object, c.Op == ctrl.OpUpdateStatus)
 		case ctrl.OpDelete:
 			before, err = s.api.Delete(c.Kind, c.Key.Namespace, c.Key.Name)
@@ -406,7 +410,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	name := c.Key.Name
 	if after != nil {
 		name = after.GetObjectMeta().Name
-		if d := Clip(s.model.Detail(after), MaxDetail); d != "" {
+		if d := text.Clip(s.model.Detail(after), text.MaxDetail); d != "" {
 			desc += " " + d
 		}
 	} else if c.Object != nil {
@@ -415,7 +419,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			name = c.Object.GetObjectMeta().GenerateName + "…"
 		}
 	}
-	name = Shown(name)
+	name = text.Shown(name)
 	objName := string(kind) + " " + name
 	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
 	if err != nil && err.Reason == ctrl.ReasonConflict {
@@ -431,7 +435,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		return ctrl.Reply{Err: err}, nil
 	}
 	s.rec.Wrote(desc)
-	s.rec.Logf("controller", verb, " ", string(kind), " ", name, detailSuffix(Clip(s.model.Detail(after), MaxDetail)))
+	s.rec.Logf("controller", verb, " ", string(kind), " ", name, detailSuffix(text.Clip(s.model.Detail(after), text.MaxDetail)))
 	s.rec.Note(verdict.MarkWrite)
 	if h.crashOpp >= 0 {
 		// A crash after the previous write would have cut this call in two.
@@ -440,8 +444,8 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 	}
 	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
 	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
-		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+Plural(len(h.stored), "write")+": "+
-			strings.Join(h.stored, ", ")+". This exercise allows "+Plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
+		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+text.Plural(len(h.stored), "write")+": "+
+			strings.Join(h.stored, ", ")+". This exercise allows "+text.Plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
 		return ctrl.Reply{}, errStop
 	}
 	if c.Op == ctrl.OpUpdate && s.suite.Rules.KeepForeignMetadata {
@@ -451,13 +455,13 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 			return ctrl.Reply{}, errStop
 		}
 	}
-	if v := s.model.CheckWrite(s.world, &Write{Verb: verb, Object: after, Before: before}); v != "" {
+	if v := s.model.CheckWrite(s.world, &family.Write{Verb: verb, Object: after, Before: before}); v != "" {
 		s.failf(verdict.OracleSafety, v)
 		return ctrl.Reply{}, errStop
 	}
 	if max := s.test.Expect.MaxPods; max > 0 {
 		if n := len(s.api.List(ctrl.KindPod)); n > max {
-			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
+			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+text.Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
 			return ctrl.Reply{}, errStop
 		}
 	}
@@ -465,7 +469,7 @@ func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
 		h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
 	}
 	if s.faults.maybe(verdict.FaultCrashAfter) {
-		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+Ordinal(h.writes)+" write in reconcile #"+
+		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+text.Ordinal(h.writes)+" write in reconcile #"+
 			strconv.Itoa(h.n)+" ("+verb+" "+string(kind)+" "+name+"), then restarted it.")
 		return ctrl.Reply{}, errCrash
 	}
@@ -489,9 +493,9 @@ func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
 	}
 	// The two answers alternate, so that a controller that tells one
 	// transient error from another meets both.
-	e := APIErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
+	e := cluster.APIErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
 	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
-		e = APIErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
+		e = cluster.APIErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
 	}
 	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
 		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
@@ -525,7 +529,7 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	switch e := s.rng.IntN(edits); {
 	case e == 2:
 		d.Spec.Replicas++
-		what = "scaled it to " + Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
+		what = "scaled it to " + text.Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
 	case e == 0:
 		if m.Labels == nil {
 			m.Labels = map[string]string{}
@@ -541,13 +545,13 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	}
 	var after ctrl.Object
 	var err *ctrl.StatusError
-	s.withActor(OtherWriter, func() { after, err = s.api.Update(next, false) })
+	s.withActor(cluster.OtherWriter, func() { after, err = s.api.Update(next, false) })
 	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
 	if err != nil {
-		s.rec.Logf(OtherWriter, "could not change ", kind, " ", name, ": ", err.Message)
+		s.rec.Logf(cluster.OtherWriter, "could not change ", kind, " ", name, ": ", err.Message)
 		return
 	}
-	s.rec.Logf(OtherWriter, "changed ", kind, " ", name, ": it ", what)
+	s.rec.Logf(cluster.OtherWriter, "changed ", kind, " ", name, ": it ", what)
 	s.inf.Deliver(s.notify)
 	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
 		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 )
 
@@ -199,7 +200,7 @@ func TestBrowser(t *testing.T) {
 // e2eServer is the real server, store and engine on a loopback port.
 type e2eServer struct {
 	base string
-	cat  *judge.Catalog
+	cat  *exercise.Catalog
 	db   *records.DB
 	srv  *Server
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -592,7 +593,7 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("chapter headings lack ids: %.300s", ch)
 	}
 	md := newMarkdown()
-	cat := &judge.Catalog{Chapters: []*judge.Chapter{{Slug: "c", Body: "---\ntitle: x\n---\n# Title\n\n<script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```go\nfunc main() {}\n```\n\n[x](javascript:alert(1))\n"}}}
+	cat := &exercise.Catalog{Chapters: []*exercise.Chapter{{Slug: "c", Body: "---\ntitle: x\n---\n# Title\n\n<script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```go\nfunc main() {}\n```\n\n[x](javascript:alert(1))\n"}}}
 	d, err := renderCatalog(md, cat)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -49,7 +49,7 @@ func (ev event) final() bool { return ev.name == "done" || ev.name == "not_judge
 type job struct {
 	id       int64
 	learner  int64
-	ex       *judge.Exercise
+	ex       *exercise.Exercise
 	mode     verdict.Mode
 	code     []byte
 	seed     uint64
@@ -71,7 +71,7 @@ type job struct {
 	wake  chan struct{} // closed and replaced on every publish
 }
 
-func newJob(id, learner int64, ex *judge.Exercise, mode verdict.Mode, code []byte, seed uint64) *job {
+func newJob(id, learner int64, ex *exercise.Exercise, mode verdict.Mode, code []byte, seed uint64) *job {
 	return &job{id: id, learner: learner, ex: ex, mode: mode, code: code, seed: seed, wake: make(chan struct{}), queuedAt: time.Now()}
 }
 

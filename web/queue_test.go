@@ -3,13 +3,13 @@ package web
 import (
 	"testing"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
 func TestQueueOrderAndPositions(t *testing.T) {
 	q := newQueue(3)
-	ex := &judge.Exercise{Slug: "x"}
+	ex := &exercise.Exercise{Slug: "x"}
 	var jobs []*job
 	for i := range 3 {
 		if err := q.admit(int64(i)); err != nil {

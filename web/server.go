@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/web/instructor"
@@ -37,7 +38,7 @@ const (
 // Config configures a Server.
 type Config struct {
 	DB      *records.DB
-	Catalog *judge.Catalog
+	Catalog *exercise.Catalog
 	Engine  *judge.Engine
 	// Workers judging at once; 0 or more than the CPUs means one per CPU.
 	Workers int
@@ -65,7 +66,7 @@ type Server struct {
 	e       *echo.Echo
 	db      *records.DB
 	eng     judger
-	cat     *judge.Catalog
+	cat     *exercise.Catalog
 	docs    *docs
 	pages   pages
 	assets  *assets

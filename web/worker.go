@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -74,7 +75,7 @@ func (retryPolicy) NextRetry(j *rivertype.JobRow) time.Time {
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
 	DB      *records.DB // on PostgreSQL
-	Catalog *judge.Catalog
+	Catalog *exercise.Catalog
 	Engine  *judge.Engine
 	// Slots is how many submissions the worker judges at once; 0 means one per CPU.
 	Slots  int
@@ -94,7 +95,7 @@ type WorkerConfig struct {
 // the server's own judging on PostgreSQL.
 type Worker struct {
 	db      *records.DB
-	cat     *judge.Catalog
+	cat     *exercise.Catalog
 	eng     judger
 	log     *slog.Logger
 	pool    *pgxpool.Pool

@@ -14,6 +14,7 @@ import (
 
 	"ctrljudge/internal/hugeheap"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -51,7 +52,7 @@ func cmdTest(args []string) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		if _, err := judge.ParseScenario(*scenario, b, judge.Checks); err != nil {
+		if _, err := exercise.ParseScenario(*scenario, b, judge.Checks); err != nil {
 			return fail("%v", err)
 		}
 		scenarioYAML = b
@@ -67,7 +68,7 @@ func cmdTest(args []string) int {
 	code, err := os.ReadFile(file)
 	// An exercise's own files (solution.go, mutants) carry a build line
 	// that the judge refuses in learner code; authors test them as is.
-	code = judge.LearnerSource(code)
+	code = exercise.LearnerSource(code)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -162,7 +163,7 @@ func newEngine() (*judge.Engine, error) {
 
 // findWorkspaceFile finds the learner's file: in the exercise's workspace
 // folder below the current one, or in the current folder itself.
-func findWorkspaceFile(ex *judge.Exercise) (string, error) {
+func findWorkspaceFile(ex *exercise.Exercise) (string, error) {
 	for _, p := range []string{filepath.Join(workspaceDir(ex), ex.FileName()), ex.FileName()} {
 		if _, err := os.Stat(p); err == nil {
 			return p, nil

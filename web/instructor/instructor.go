@@ -24,7 +24,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/report"
 )
@@ -32,7 +32,7 @@ import (
 // Deps are what the pages need from the rest of the server.
 type Deps struct {
 	DB      *records.DB
-	Catalog *judge.Catalog
+	Catalog *exercise.Catalog
 	// Enqueue hands a re-judge submission, already created and queued in
 	// the records, to the server's workers. Without it (or without a
 	// Catalog) nothing can be re-judged.
@@ -354,7 +354,7 @@ func seeOther(c echo.Context, path, done string) error {
 
 // ReportExercises is what reports need to know of the catalog's exercises;
 // cat may be nil.
-func ReportExercises(cat *judge.Catalog) []report.Exercise {
+func ReportExercises(cat *exercise.Catalog) []report.Exercise {
 	if cat == nil {
 		return nil
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/recordstest"
 )
@@ -371,8 +371,8 @@ func TestMatrixSort(t *testing.T) {
 }
 
 // fixtureCatalog is the catalog that the records fixture was made against.
-func fixtureCatalog() *judge.Catalog {
-	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
+func fixtureCatalog() *exercise.Catalog {
+	return &exercise.Catalog{Exercises: []*exercise.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
 		Title: recordstest.ExerciseTitle, Chapter: recordstest.ExerciseChapter, Version: recordstest.ExerciseVersion,
 		Starter: []byte(recordstest.Starter), Solution: []byte(recordstest.Solution)}}}
 }
