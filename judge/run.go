@@ -711,8 +711,8 @@ func resolveOwners(o ctrl.Object, api *cluster.APIServer) ctrl.Object {
 func describeObject(o ctrl.Object, m family.Family) string {
 	var detail string
 	// A model may say what matters to its exercise family instead.
-	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok {
-		detail = d.describe(o)
+	if d, ok := m.(family.Describer); ok {
+		detail = d.Describe(o)
 	}
 	if detail == "" {
 		switch x := o.(type) {
@@ -759,8 +759,8 @@ func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdi
 	r.Message = s.fail.message
 	r.Hint = r.Oracle.Hint()
 	// A model may word a hint for its own exercise family.
-	if h, ok := s.model.(interface{ hint(verdict.Oracle) string }); ok && h.hint(r.Oracle) != "" {
-		r.Hint = h.hint(r.Oracle)
+	if h, ok := s.model.(family.Hinter); ok && h.Hint(r.Oracle) != "" {
+		r.Hint = h.Hint(r.Oracle)
 	}
 	r.Faults = s.faults.log
 	r.Replay = exercise.ReplayCommand(ex, t.Name, seed)

@@ -2,6 +2,7 @@ package family
 
 import (
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/verdict"
 )
 
 // A model knows one exercise family's desired state and safety rules, the
@@ -32,4 +33,15 @@ type Write struct {
 	Verb   string      // create, update, update-status, delete
 	Object ctrl.Object // after the write (for delete: before)
 	Before ctrl.Object // the stored object before the write, or nil
+}
+
+// A Describer says what matters about a test's object to its family, for
+// the trace's first lines ("the test starts with ...").
+type Describer interface {
+	Describe(o ctrl.Object) string
+}
+
+// A Hinter words the hint for a failed oracle in its family's terms.
+type Hinter interface {
+	Hint(oracle verdict.Oracle) string
 }

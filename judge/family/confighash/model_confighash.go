@@ -184,7 +184,7 @@ func sameMap(a, b map[string]string) bool {
 }
 
 // hint points a learner at the usual cause of each failure here.
-func (Family) hint(oracle verdict.Oracle) string { return ConfigHashHints[oracle] }
+func (Family) Hint(oracle verdict.Oracle) string { return ConfigHashHints[oracle] }
 
 var ConfigHashHints = map[verdict.Oracle]string{
 	verdict.OracleConvergence: "Hash the entries in sorted key order, each as key=value and a newline; put the hash in spec.template.metadata.annotations; remove it when the ConfigMap is gone; and return a failed Update's error so that it is retried.",
@@ -217,7 +217,7 @@ func (Family) Sample(w family.World) (desired, actual, ready int) {
 
 // describe says what a test's object starts with: the ConfigMap a
 // Deployment names and its hash, a ConfigMap's data.
-func (Family) describe(o ctrl.Object) string {
+func (Family) Describe(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		s := "no config annotation"

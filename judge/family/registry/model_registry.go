@@ -78,7 +78,7 @@ func (Family) Detail(o ctrl.Object) string {
 
 // describe shows what matters here of a test's starting objects: images,
 // finalizers and entries.
-func (Family) describe(o ctrl.Object) string {
+func (Family) Describe(o ctrl.Object) string {
 	switch x := o.(type) {
 	case *ctrl.Deployment:
 		s := "image " + ctrl.PodImage(&x.Spec.Template.Spec)
@@ -94,7 +94,7 @@ func (Family) describe(o ctrl.Object) string {
 
 // hint replaces the hints written for exercise 171 where they would
 // mislead here: this controller makes two writes in a call on purpose.
-func (Family) hint(oracle verdict.Oracle) string {
+func (Family) Hint(oracle verdict.Oracle) string {
 	switch oracle {
 	case verdict.OracleSafety:
 		return "Ask what a crash right after this write would leave behind: the finalizer goes on before the entry is written " +

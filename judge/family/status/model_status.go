@@ -153,7 +153,7 @@ func (Family) CheckWrite(w family.World, wr *family.Write) string {
 
 // hint points a learner at the usual cause of each failure in a
 // reporting controller (run.go's general hints speak of taking steps).
-func (Family) hint(oracle verdict.Oracle) string {
+func (Family) Hint(oracle verdict.Oracle) string {
 	return StatusHints[oracle]
 }
 
@@ -181,7 +181,7 @@ func (Family) Sample(w family.World) (desired, actual, ready int) {
 
 // describe says what a test's Deployment starts with: its image and the
 // status it already reports. Pods keep run.go's words.
-func (m Family) describe(o ctrl.Object) string {
+func (m Family) Describe(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)
 	if !ok {
 		return ""
