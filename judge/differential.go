@@ -647,7 +647,7 @@ func (r *referee) keep(t *exercise.Test, seed uint64) func(*observation) {
 	}
 }
 
-// observe returns the reference's observation of test t at seed: from
+// Observe returns the reference's observation of test t at seed: from
 // memory, from a concurrent run of the same, from CacheDir, or by running
 // the solution.
 func (r *referee) Observe(ctx context.Context, t *exercise.Test, seed uint64) (*observation, error) {

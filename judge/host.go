@@ -2,7 +2,6 @@ package judge
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -30,12 +29,14 @@ type host struct {
 	// with a Conflict, for the rule that a lost write is not success.
 	conflicted []string
 	raced      bool // the conflict fault's other writer acted in this call
+	racing     bool // ... and in the write under way
 	// unanswered names the API calls of this call that failed with a
 	// server error and were not made again with an answer, for the rule
 	// that a failure is passed on.
 	unanswered  []string
 	serverErred bool       // a server error failed one of this call's API calls
 	crashOpp    int        // the crash-after-write opportunity of the last stored write, or -1
+	last        lastWrite  // the last write the API server stored
 	result      *ctrl.Call // what Reconcile returned, once it reports it
 
 	traffic int // bytes of calls and replies, against maxTrafficBytes
@@ -73,12 +74,12 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		return nil, err
 	}
 	var r ctrl.Reply
-	if name, ok := apiCallName(&c); ok {
-		if e := s.serverError(&c, name); e != nil {
-			r.Err = e
-			return h.reply(c.Op, &r)
+	if call := s.client.verb(c.Op); call != nil {
+		var stop error
+		if r, stop = call(&c); stop != nil {
+			return nil, stop
 		}
-		h.unanswered = slices.DeleteFunc(h.unanswered, func(n string) bool { return n == name })
+		return h.reply(c.Op, &r)
 	}
 	switch c.Op {
 	case ctrl.OpRequest:
@@ -93,16 +94,6 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		h.result = &c
 	case ctrl.OpTooLarge:
 		r = h.tooLarge(c)
-	case ctrl.OpGet:
-		r = s.inf.Get(c)
-	case ctrl.OpList:
-		r = s.inf.List(c)
-	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus, ctrl.OpDelete:
-		var stop error
-		r, stop = s.write(c)
-		if stop != nil {
-			return nil, stop
-		}
 	}
 	return h.reply(c.Op, &r)
 }

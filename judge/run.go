@@ -553,6 +553,19 @@ type lateEdit struct {
 	step  int // the step that armed it
 }
 
+// meanwhileEdits lands the test's edits waiting for a write to an object
+// right before the controller's write to it.
+func (s *sim) meanwhileEdits() interceptor {
+	return writes(func(next callFunc, c *ctrl.Call) (ctrl.Reply, error) {
+		if c.Object != nil {
+			s.landMeanwhile(c.Object.GetObjectKind(), c.Object.GetObjectMeta().Name, 0)
+		} else {
+			s.landMeanwhile(c.Kind, c.Key.Name, 0)
+		}
+		return next(c)
+	})
+}
+
 // landMeanwhile applies the waiting meanwhile edits of the object kind
 // and name name, as another actor, right before a controller write to
 // it. With kind "", before step i, it applies those that waited through

@@ -83,6 +83,7 @@ type sim struct {
 	gc      *cluster.GarbageCollector
 	faults  *faultPlan
 	host    *host
+	client  client // the controller's way to the API, faults and oracles wrapped around it
 	rec     *cluster.Recorder
 
 	// newController starts a controller process; ctl is the live one,
@@ -118,6 +119,7 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exerc
 	sm.world = sm.api
 	sm.rec = cluster.NewRecorder(sm.clock)
 	sm.host = &host{s: sm}
+	sm.client = sm.newClient()
 	sm.kubelet = &cluster.Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
 		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor}
 	sm.gc = &cluster.GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
@@ -227,7 +229,7 @@ func (s *sim) enqueueAll() {
 	}
 }
 
-// sample adds a timeline point, tagged with what happened since the last.
+// Sample adds a timeline point, tagged with what happened since the last.
 func (s *sim) Sample(mark verdict.Mark) {
 	s.rec.Note(mark)
 	s.rec.Point(s.model.Sample(s.world))
@@ -362,201 +364,6 @@ func (s *sim) afterReconcile(key string) {
 		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+n+".")
 		s.queue.Add(key)
 	}
-}
-
-// ---- a controller write, as the host hands it on
-
-var verbs = map[ctrl.Op]string{ctrl.OpCreate: "create", ctrl.OpUpdate: "update", ctrl.OpUpdateStatus: "update-status", ctrl.OpDelete: "delete"}
-
-// write applies one controller write to the API server, then checks the
-// safety invariants and decides whether to crash right after it.
-func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
-	h := s.host
-	verb := verbs[c.Op]
-	kind := c.Kind
-	if c.Object != nil {
-		kind = c.Object.GetObjectKind()
-		s.landMeanwhile(kind, c.Object.GetObjectMeta().Name, 0)
-	} else {
-		s.landMeanwhile(kind, c.Key.Name, 0)
-	}
-	raced := false
-	if c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus {
-		m := c.Object.GetObjectMeta()
-		// The other writer acts at most once per call, so a retry within
-		// the call meets the state it left.
-		if cur := s.api.Get(kind, cluster.OrDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
-			s.raceAhead(cur, verb)
-			raced, h.raced = true, true
-		}
-	}
-	h.writes++
-	var before, after ctrl.Object
-	var err *ctrl.StatusError
-	s.withActor("controller", func() {
-		switch c.Op {
-		case ctrl.OpCreate:
-			after, err = s.api.Create(c.Object, false)
-		case ctrl.OpUpdate, ctrl.OpUpdateStatus:
-			m := c.Object.GetObjectMeta()
-			before = s.api.Get(kind, cluster.OrDefault(m.Namespace), m.Name)
-			after, err = s.api.Update(c.Object, c.Op == ctrl.OpUpdateStatus)
-		case ctrl.OpDelete:
-			before, err = s.api.Delete(c.Kind, c.Key.Namespace, c.Key.Name)
-			after = before
-		}
-	})
-	desc := verb + " " + string(kind)
-	name := c.Key.Name
-	if after != nil {
-		name = after.GetObjectMeta().Name
-		if d := text.Clip(s.model.Detail(after), text.MaxDetail); d != "" {
-			desc += " " + d
-		}
-	} else if c.Object != nil {
-		name = c.Object.GetObjectMeta().Name
-		if name == "" {
-			name = c.Object.GetObjectMeta().GenerateName + "…"
-		}
-	}
-	name = text.Shown(name)
-	objName := string(kind) + " " + name
-	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
-	if err != nil && err.Reason == ctrl.ReasonConflict {
-		h.conflicted = append(h.conflicted, objName)
-	}
-	if err != nil {
-		if !(raced && err.Reason == ctrl.ReasonConflict) {
-			// The conflict fault's refusals are the fault's, not the
-			// controller's: a test's expected writes do not list them.
-			s.rec.Wrote(desc + " (failed: " + err.Reason + ")")
-		}
-		s.rec.Logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
-		return ctrl.Reply{Err: err}, nil
-	}
-	s.rec.Wrote(desc)
-	s.rec.Logf("controller", verb, " ", string(kind), " ", name, detailSuffix(text.Clip(s.model.Detail(after), text.MaxDetail)))
-	s.rec.Note(verdict.MarkWrite)
-	if h.crashOpp >= 0 {
-		// A crash after the previous write would have cut this call in two.
-		s.faults.midCall = append(s.faults.midCall, h.crashOpp)
-		h.crashOpp = -1
-	}
-	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
-	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
-		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+text.Plural(len(h.stored), "write")+": "+
-			strings.Join(h.stored, ", ")+". This exercise allows "+text.Plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
-		return ctrl.Reply{}, errStop
-	}
-	if c.Op == ctrl.OpUpdate && s.suite.Rules.KeepForeignMetadata {
-		if loss, ok := s.api.LostForeign(before, after, s.suite.Rules.OwnKeys); ok {
-			s.failf(verdict.OracleForeignMetadata, "Your update of "+string(kind)+" "+name+" in reconcile #"+strconv.Itoa(h.n)+" "+loss.Words()+
-				". It was not yours to change: keep every entry you did not set, and write from a fresh read of the object.")
-			return ctrl.Reply{}, errStop
-		}
-	}
-	if v := s.model.CheckWrite(s.world, &family.Write{Verb: verb, Object: after, Before: before}); v != "" {
-		s.failf(verdict.OracleSafety, v)
-		return ctrl.Reply{}, errStop
-	}
-	if max := s.test.Expect.MaxPods; max > 0 {
-		if n := len(s.api.List(ctrl.KindPod)); n > max {
-			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+text.Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
-			return ctrl.Reply{}, errStop
-		}
-	}
-	if s.faults.on && s.faults.planned[verdict.FaultCrashAfter] {
-		h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
-	}
-	if s.faults.maybe(verdict.FaultCrashAfter) {
-		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+text.Ordinal(h.writes)+" write in reconcile #"+
-			strconv.Itoa(h.n)+" ("+verb+" "+string(kind)+" "+name+"), then restarted it.")
-		return ctrl.Reply{}, errCrash
-	}
-	if c.Op == ctrl.OpDelete {
-		return ctrl.Reply{}, nil
-	}
-	return ctrl.Reply{Object: after}, nil
-}
-
-// serverError is the server-error fault: the API server fails the call
-// named name, of kind op, for a moment, having read or written nothing.
-// It returns nil when the fault does not fire.
-func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
-	h := s.host
-	if !s.faults.maybeServerError(callKind(c), h.serverErred) {
-		return nil
-	}
-	h.serverErred = true
-	if !slices.Contains(h.unanswered, name) {
-		h.unanswered = append(h.unanswered, name)
-	}
-	// The two answers alternate, so that a controller that tells one
-	// transient error from another meets both.
-	e := cluster.APIErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
-	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
-		e = cluster.APIErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
-	}
-	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
-		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
-	s.rec.Logf("controller", name, " → ", e.Reason, ": ", e.Message)
-	return e
-}
-
-// The conflict fault's other writer marks the objects it changes with a
-// label or an annotation of its own.
-const (
-	otherLabel      = "other-writer.example.com/edit"
-	otherAnnotation = "other-writer.example.com/note"
-)
-
-// raceAhead is the conflict fault: another writer changes cur, the object
-// the controller is about to update, so the update, based on the version
-// the controller read, meets the API server's real 409 Conflict. The
-// change reaches the controller's cache at once, as a real informer's
-// would within milliseconds, so reading again and retrying works; copying
-// the new resourceVersion onto the old copy erases the change.
-func (s *sim) raceAhead(cur ctrl.Object, verb string) {
-	next := ctrl.DeepCopy(cur)
-	m := next.GetObjectMeta()
-	n := strconv.Itoa(s.faults.fired[verdict.FaultConflict])
-	var what string
-	edits := 2
-	d, isDeployment := next.(*ctrl.Deployment)
-	if isDeployment && slices.Contains(s.suite.ConflictEdits, "replicas") {
-		edits++
-	}
-	switch e := s.rng.IntN(edits); {
-	case e == 2:
-		d.Spec.Replicas++
-		what = "scaled it to " + text.Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
-	case e == 0:
-		if m.Labels == nil {
-			m.Labels = map[string]string{}
-		}
-		m.Labels[otherLabel] = "edit-" + n
-		what = "set the label " + otherLabel + "=edit-" + n
-	default:
-		if m.Annotations == nil {
-			m.Annotations = map[string]string{}
-		}
-		m.Annotations[otherAnnotation] = "edit " + n
-		what = "set the annotation " + otherAnnotation + "=\"edit " + n + "\""
-	}
-	var after ctrl.Object
-	var err *ctrl.StatusError
-	s.withActor(cluster.OtherWriter, func() { after, err = s.api.Update(next, false) })
-	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
-	if err != nil {
-		s.rec.Logf(cluster.OtherWriter, "could not change ", kind, " ", name, ": ", err.Message)
-		return
-	}
-	s.rec.Logf(cluster.OtherWriter, "changed ", kind, " ", name, ": it ", what)
-	s.inf.Deliver(s.notify)
-	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
-		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+
-		"). Your "+verb+" was based on the version you read, so the API server refuses it with 409 Conflict; writing your old copy "+
-		"with the new resourceVersion would erase that change.")
 }
 
 func detailSuffix(d string) string {

@@ -13,7 +13,7 @@ import (
 	"ctrljudge/judge/internal/text"
 )
 
-// apiServer is the simulated API server: the source of truth. It follows
+// APIServer is the simulated API server: the source of truth. It follows
 // the Kubernetes API conventions the exercises rely on: a new UID per
 // object, a resourceVersion bumped on every write, generation bumped on
 // spec changes, optimistic concurrency (409 Conflict on a stale
@@ -29,7 +29,7 @@ type APIServer struct {
 	rng   *rand.Rand
 	now   func() time.Time
 	Watch func(ev WatchEvent) // called on every change
-	// by names who is writing; owners is what others set (ownership.go).
+	// By names who is writing; owners is what others set (ownership.go).
 	By     func() string
 	Owners map[string]map[MetaKey]string // by UID
 }
@@ -86,7 +86,7 @@ func notFound(k ctrl.Kind, name string) *ctrl.StatusError {
 	return APIErr(404, ctrl.ReasonNotFound, ObjRef(k, name)+" not found")
 }
 
-// objRef is how an error names an object: ConfigMap "name".
+// ObjRef is how an error names an object: ConfigMap "name".
 func ObjRef(k ctrl.Kind, name string) string {
 	return text.Shown(string(k)) + " \"" + text.Shown(name) + "\""
 }
@@ -115,7 +115,7 @@ func (s *APIServer) newUID() string {
 	return "uid-" + strconv.Itoa(s.uids)
 }
 
-// get returns a copy of the stored object, or nil.
+// Get returns a copy of the stored object, or nil.
 func (s *APIServer) Get(k ctrl.Kind, ns, name string) ctrl.Object {
 	o := s.Objs[objKey(k, ns, name)]
 	if o == nil {
@@ -124,7 +124,7 @@ func (s *APIServer) Get(k ctrl.Kind, ns, name string) ctrl.Object {
 	return ctrl.DeepCopy(o)
 }
 
-// list returns copies of every object of kind k, sorted by namespace and name.
+// List returns copies of every object of kind k, sorted by namespace and name.
 func (s *APIServer) List(k ctrl.Kind) []ctrl.Object {
 	var out []ctrl.Object
 	for _, key := range s.SortedKeys() {
@@ -277,7 +277,7 @@ func TooBig(k ctrl.Kind, name string, size int) *ctrl.StatusError {
 		" encoded; the API server stores at most "+MiB(maxObjectBytes)+" per object (etcd's request limit)")
 }
 
-// mib writes a byte count in MiB with two decimals, or in bytes when small.
+// MiB writes a byte count in MiB with two decimals, or in bytes when small.
 func MiB(n int) string {
 	if n < 1<<20 {
 		return text.Thousands(int64(n)) + " bytes"
@@ -296,7 +296,7 @@ func (s *APIServer) put(o ctrl.Object, size int) {
 
 func objSize(o ctrl.Object) int { return len(ctrl.AppendObject(nil, o)) }
 
-// create stores a new object. keepStatus is for objects seeded by a test;
+// Create stores a new object. keepStatus is for objects seeded by a test;
 // the API server otherwise starts a new object's status empty.
 func (s *APIServer) Create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.StatusError) {
 	// Checked in the real API server's order (validation, then quota,
@@ -402,7 +402,7 @@ func (s *APIServer) current(in ctrl.Object) (ctrl.Object, *ctrl.StatusError) {
 	return cur, nil
 }
 
-// update replaces metadata (labels, annotations, owners, finalizers) and
+// Update replaces metadata (labels, annotations, owners, finalizers) and
 // spec, keeping status; or, with status set, replaces only status.
 func (s *APIServer) Update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.StatusError) {
 	cur, err := s.current(in)
@@ -476,7 +476,7 @@ func copyStatus(dst, src ctrl.Object) {
 	}
 }
 
-// delete deletes an object: at once without finalizers, else by setting
+// Delete deletes an object: at once without finalizers, else by setting
 // deletionTimestamp. The garbage collector later removes dependents.
 func (s *APIServer) Delete(k ctrl.Kind, ns, name string) (ctrl.Object, *ctrl.StatusError) {
 	if ns == "" {
@@ -532,7 +532,7 @@ func (s *APIServer) orphans() []ctrl.Object {
 	return out
 }
 
-// setPodStatus is the kubelet's write to a Pod's status.
+// SetPodStatus is the kubelet's write to a Pod's status.
 func (s *APIServer) SetPodStatus(ns, name string, st ctrl.PodStatus) bool {
 	cur, ok := s.Objs[objKey(ctrl.KindPod, ns, name)].(*ctrl.Pod)
 	if !ok {

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// epoch is the virtual clock's zero.
+// Epoch is the virtual clock's zero.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// clock is a test's virtual time and the timers set on it. Time moves only
+// Clock is a test's virtual time and the timers set on it. Time moves only
 // when the simulation moves it (to the next timer, a due requeue, a
 // resync), so a test never depends on the machine's clock.
 type Clock struct {
@@ -23,7 +23,7 @@ type timer struct {
 	do  func()
 }
 
-// time is the current virtual time, as the controller reads it.
+// Time is the current virtual time, as the controller reads it.
 func (c *Clock) Time() time.Time { return Epoch.Add(c.Now) }
 
 // after sets do to run d from now. Timers for the same instant run in the
@@ -39,7 +39,7 @@ func (c *Clock) after(d time.Duration, do func()) {
 	})
 }
 
-// fireNext runs the earliest timer, moving the clock to it, and says
+// FireNext runs the earliest timer, moving the clock to it, and says
 // whether there was one. The timer is removed before it runs, so it may
 // set others.
 func (c *Clock) FireNext() bool {
@@ -53,7 +53,7 @@ func (c *Clock) FireNext() bool {
 	return true
 }
 
-// advanceTo moves the clock forward to at; it never goes back.
+// AdvanceTo moves the clock forward to at; it never goes back.
 func (c *Clock) AdvanceTo(at time.Duration) {
 	if at > c.Now {
 		c.Now = at

@@ -6,7 +6,7 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
-// informer is the controller's cache of the cluster, as client-go's
+// Informer is the controller's cache of the cluster, as client-go's
 // shared informer keeps it. Reads come from here; events reach it only
 // when the simulation delivers them, so a controller does not see its own
 // writes until its reconcile returns, and not even then while the
@@ -22,7 +22,7 @@ type Informer struct {
 
 func NewInformer() *Informer { return &Informer{cache: map[string]ctrl.Object{}} }
 
-// observe takes an event from the API server. The controller's own writes
+// Observe takes an event from the API server. The controller's own writes
 // wait for its reconcile to end.
 func (in *Informer) Observe(ev WatchEvent, byController bool) {
 	if byController {
@@ -32,7 +32,7 @@ func (in *Informer) Observe(ev WatchEvent, byController bool) {
 	}
 }
 
-// deliver applies the pending events to the cache, in order, and hands
+// Deliver applies the pending events to the cache, in order, and hands
 // each one that is not held back to notify, which enqueues its requests.
 func (in *Informer) Deliver(notify func(WatchEvent)) {
 	evs := in.pending
@@ -54,7 +54,7 @@ func (in *Informer) Deliver(notify func(WatchEvent)) {
 	}
 }
 
-// reconciled passes the ended reconcile's own events on, after whatever
+// Reconciled passes the ended reconcile's own events on, after whatever
 // was held back before. When stale says so (asked only if the reconcile
 // wrote anything), they are held back one more reconcile instead, and
 // reconciled reports it.
@@ -74,23 +74,23 @@ func (in *Informer) Reconciled(stale func() bool) bool {
 	return false
 }
 
-// crashed passes on the events of a reconcile that never returned: the
+// Crashed passes on the events of a reconcile that never returned: the
 // process is gone, but what it wrote stays written.
 func (in *Informer) Crashed() {
 	in.pending = append(in.pending, in.own...)
 	in.own = nil
 }
 
-// release delivers what stale-read held back with the next delivery.
+// Release delivers what stale-read held back with the next delivery.
 func (in *Informer) Release() {
 	in.pending = append(in.held, in.pending...)
 	in.held, in.heldFor = nil, nil
 }
 
-// holding says whether stale-read holds events back.
+// Holding says whether stale-read holds events back.
 func (in *Informer) Holding() bool { return len(in.held) > 0 }
 
-// resync rebuilds the cache from the server, as a starting controller's
+// Resync rebuilds the cache from the server, as a starting controller's
 // initial list does; events in flight are then old news.
 func (in *Informer) Resync(api *APIServer) {
 	in.cache = map[string]ctrl.Object{}
@@ -100,7 +100,7 @@ func (in *Informer) Resync(api *APIServer) {
 	in.pending, in.held, in.own, in.heldFor = nil, nil, nil, nil
 }
 
-// get answers a controller's Get from the cache.
+// Get answers a controller's Get from the cache.
 func (in *Informer) Get(c ctrl.Call) ctrl.Reply {
 	if ctrl.NewObject(c.Kind) == nil {
 		return ctrl.Reply{Err: APIErr(404, ctrl.ReasonNotFound, "the server could not find the requested resource (kind "+string(c.Kind)+")")}
@@ -112,7 +112,7 @@ func (in *Informer) Get(c ctrl.Call) ctrl.Reply {
 	return ctrl.Reply{Object: o}
 }
 
-// list answers a controller's List from the cache, in key order.
+// List answers a controller's List from the cache, in key order.
 func (in *Informer) List(c ctrl.Call) ctrl.Reply {
 	keys := make([]string, 0, len(in.cache))
 	for k := range in.cache {

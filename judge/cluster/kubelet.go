@@ -8,21 +8,21 @@ import (
 
 // How fast new Pods become Ready (World.PodReady, Test.PodReady).
 const (
-	// readySoon: Running and Ready readyAfter after creation, which the
+	// ReadySoon: Running and Ready readyAfter after creation, which the
 	// simulation lets happen before the controller's next call.
 	ReadySoon = "soon"
-	// readyWhenIdle: Running (not Ready) at once; Ready only once the
+	// ReadyWhenIdle: Running (not Ready) at once; Ready only once the
 	// controller is idle, one Pod at a time, so the controller sees Pods
 	// that run but do not serve yet.
 	ReadyWhenIdle = "when-idle"
-	// readyNever: Running, and never Ready unless a test's ready step
+	// ReadyNever: Running, and never Ready unless a test's ready step
 	// says so.
 	ReadyNever = "never"
 )
 
 var PodReadyModes = []string{ReadySoon, ReadyWhenIdle, ReadyNever}
 
-// kubelet runs the Pods: a new Pod is Pending at once, then Running and
+// Kubelet runs the Pods: a new Pod is Pending at once, then Running and
 // (as mode says) Ready readyAfter later on the virtual clock, unless it
 // changed or went away meanwhile. Its stages are timers, so they fire when
 // the simulation lets the world settle, never in the middle of a
@@ -40,7 +40,7 @@ type Kubelet struct {
 
 type podRef struct{ ns, name, uid string }
 
-// startPod sets the timers of a new Pod's stages.
+// StartPod sets the timers of a new Pod's stages.
 func (k *Kubelet) StartPod(p *ctrl.Pod) {
 	ref := podRef{p.Namespace, p.Name, p.UID}
 	k.Clock.after(0, func() {
@@ -75,7 +75,7 @@ func (k *Kubelet) pod(ref podRef) *ctrl.Pod {
 	return cur
 }
 
-// readyNext makes the first waiting Pod that still runs unready Ready,
+// ReadyNext makes the first waiting Pod that still runs unready Ready,
 // and says whether there was one. The simulation calls it when the
 // controller is idle.
 func (k *Kubelet) ReadyNext() bool {
@@ -93,7 +93,7 @@ func (k *Kubelet) ReadyNext() bool {
 	return false
 }
 
-// runningStatus is a Running Pod's status, Ready or not.
+// RunningStatus is a Running Pod's status, Ready or not.
 func RunningStatus(ready bool) ctrl.PodStatus {
 	st := ctrl.ConditionFalse
 	if ready {
@@ -102,13 +102,13 @@ func RunningStatus(ready bool) ctrl.PodStatus {
 	return ctrl.PodStatus{Phase: ctrl.PodRunning, Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: st}}}
 }
 
-// failedStatus is the status of a Pod whose container crashed for good.
+// FailedStatus is the status of a Pod whose container crashed for good.
 func FailedStatus() ctrl.PodStatus {
 	return ctrl.PodStatus{Phase: ctrl.PodFailed,
 		Conditions: []ctrl.PodCondition{{Type: ctrl.PodReady, Status: ctrl.ConditionFalse}}}
 }
 
-// garbageCollector deletes objects whose owner is gone, as the cluster's
+// GarbageCollector deletes objects whose owner is gone, as the cluster's
 // garbage collector does with background propagation.
 type GarbageCollector struct {
 	API *APIServer
@@ -116,7 +116,7 @@ type GarbageCollector struct {
 	As  func(actor string, do func())
 }
 
-// collect deletes today's orphans and says whether there were any; their
+// Collect deletes today's orphans and says whether there were any; their
 // deletion may orphan others, so the caller asks again.
 func (g *GarbageCollector) Collect() bool {
 	orphans := g.API.orphans()

@@ -80,7 +80,7 @@ type metaLoss struct {
 	Gone     bool
 }
 
-// lostForeign finds the first entry, in metaFields and name order, that an
+// LostForeign finds the first entry, in metaFields and name order, that an
 // actor other than the controller set on before and that after no longer
 // has as it was. Names in own are the controller's even when another
 // actor set them.
@@ -115,7 +115,7 @@ func (s *APIServer) LostForeign(before, after ctrl.Object, own []string) (metaLo
 	return metaLoss{}, false
 }
 
-// words says what the write did to the entry and who had set it.
+// Words says what the write did to the entry and who had set it.
 func (l metaLoss) Words() string {
 	what := "the " + l.Key.Field + " " + text.Shown(l.Key.Name)
 	if l.Key.Field == "label" || l.Key.Field == "annotation" {
@@ -146,6 +146,6 @@ func actorWords(actor string) string {
 	return "another actor"
 }
 
-// otherWriter is the actor that changes an object just before the
+// OtherWriter is the actor that changes an object just before the
 // controller's update when the conflict fault fires.
 const OtherWriter = "other-writer"

@@ -7,7 +7,7 @@ import (
 	"ctrljudge/judge/ctrl"
 )
 
-// mergePatch applies a JSON merge patch (RFC 7386) to a copy of o.
+// MergePatch applies a JSON merge patch (RFC 7386) to a copy of o.
 func MergePatch(o ctrl.Object, patch map[string]any) (ctrl.Object, error) {
 	b, err := json.Marshal(o)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// workqueue mimics client-go's rate-limited workqueue on the virtual clock:
+// Workqueue mimics client-go's rate-limited workqueue on the virtual clock:
 // fair (first in, first out), stingy (a key added several times before it
 // is processed runs once), never processing one key twice at once (a key
 // added while processing runs again after Done), with per-key exponential
@@ -45,7 +45,7 @@ func (q *Workqueue) Add(key string) {
 	q.queue = append(q.queue, key)
 }
 
-// get returns the next key and marks it processing.
+// Get returns the next key and marks it processing.
 func (q *Workqueue) Get() (string, bool) {
 	if len(q.queue) == 0 {
 		return "", false
@@ -80,7 +80,7 @@ func (q *Workqueue) AddAfter(key string, now, d time.Duration) {
 	})
 }
 
-// addRateLimited requeues a failed key after its backoff: 5ms doubling per
+// AddRateLimited requeues a failed key after its backoff: 5ms doubling per
 // consecutive failure, capped at 1000s, as client-go's default.
 func (q *Workqueue) AddRateLimited(key string, now time.Duration) time.Duration {
 	n := q.failures[key]
@@ -98,7 +98,7 @@ func (q *Workqueue) AddRateLimited(key string, now time.Duration) time.Duration 
 
 func (q *Workqueue) Forget(key string) { delete(q.failures, key) }
 
-// nextDelayed is the due time of the earliest delayed key.
+// NextDelayed is the due time of the earliest delayed key.
 func (q *Workqueue) NextDelayed() (time.Duration, bool) {
 	if len(q.delayed) == 0 {
 		return 0, false
@@ -106,7 +106,7 @@ func (q *Workqueue) NextDelayed() (time.Duration, bool) {
 	return q.delayed[0].at, true
 }
 
-// promote moves delayed keys due by now into the queue.
+// Promote moves delayed keys due by now into the queue.
 func (q *Workqueue) Promote(now time.Duration) {
 	for len(q.delayed) > 0 && q.delayed[0].at <= now {
 		k := q.delayed[0].key
@@ -117,7 +117,7 @@ func (q *Workqueue) Promote(now time.Duration) {
 
 func (q *Workqueue) Len() int { return len(q.queue) }
 
-// reset empties the queue, as a controller restart does.
+// Reset empties the queue, as a controller restart does.
 func (q *Workqueue) Reset() {
 	*q = *NewWorkqueue()
 }

@@ -15,7 +15,7 @@ const (
 	MaxOutputFlood    = 64 << 10
 )
 
-// recorder writes down what a test did, for the verdict: the trace (every
+// Recorder writes down what a test did, for the verdict: the trace (every
 // event on the virtual clock), the timeline of desired and actual state,
 // the controller's writes in words, and its output. It decides nothing.
 type Recorder struct {
@@ -32,7 +32,7 @@ func NewRecorder(c *Clock) *Recorder {
 	return &Recorder{clock: c, Out: &capWriter{max: MaxOutputBytes}}
 }
 
-// logf adds a trace line. Only the last verdict.MaxTraceLines reach a
+// Logf adds a trace line. Only the last verdict.MaxTraceLines reach a
 // verdict, so older lines are dropped now and then to bound memory.
 func (r *Recorder) Logf(actor string, parts ...string) {
 	r.traceN++
@@ -42,7 +42,7 @@ func (r *Recorder) Logf(actor string, parts ...string) {
 	}
 }
 
-// note tags the current step for the timeline; a fault outranks a write,
+// Note tags the current step for the timeline; a fault outranks a write,
 // a write a user's change.
 func (r *Recorder) Note(m verdict.Mark) {
 	if m.Rank() > r.mark.Rank() {
@@ -50,17 +50,17 @@ func (r *Recorder) Note(m verdict.Mark) {
 	}
 }
 
-// point adds a timeline point, tagged with what happened since the last.
+// Point adds a timeline point, tagged with what happened since the last.
 func (r *Recorder) Point(desired, actual, ready int) {
 	r.Timeline = append(r.Timeline, verdict.TimelinePoint{Step: len(r.Timeline), T: r.clock.Now.Milliseconds(),
 		Desired: desired, Actual: actual, Ready: ready, Mark: r.mark})
 	r.mark = ""
 }
 
-// wrote adds a controller write, in words, to the write log.
+// Wrote adds a controller write, in words, to the write log.
 func (r *Recorder) Wrote(desc string) { r.Writes = append(r.Writes, desc) }
 
-// traceTail is the end of the trace, which explains a failure.
+// TraceTail is the end of the trace, which explains a failure.
 func (r *Recorder) TraceTail() []verdict.TraceLine {
 	if len(r.trace) > verdict.MaxTraceLines {
 		return r.trace[len(r.trace)-verdict.MaxTraceLines:]
@@ -68,7 +68,7 @@ func (r *Recorder) TraceTail() []verdict.TraceLine {
 	return r.trace
 }
 
-// timelineTail is the end of the timeline, which keeps a verdict small.
+// TimelineTail is the end of the timeline, which keeps a verdict small.
 func (r *Recorder) TimelineTail() []verdict.TimelinePoint {
 	if len(r.Timeline) > maxTimelinePoints {
 		return r.Timeline[len(r.Timeline)-maxTimelinePoints:]

@@ -280,7 +280,7 @@ func validSlug(s string) bool {
 	return true
 }
 
-// applyPatch applies a mutant written as a unified diff against
+// ApplyPatch applies a mutant written as a unified diff against
 // solution.go, so that a mutant shows exactly its bug and breaks loudly
 // when the solution changes under it.
 func ApplyPatch(patch, solution []byte) ([]byte, error) {

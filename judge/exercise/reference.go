@@ -21,7 +21,7 @@ type Reference struct {
 	Writes string `json:"writes,omitempty"`
 }
 
-// freeField is one parsed Reference.Free entry.
+// FreeField is one parsed Reference.Free entry.
 type FreeField struct {
 	kind string
 	path []string

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// testSeed derives a test's seed from the submission's, by name, so a
+// TestSeed derives a test's seed from the submission's, by name, so a
 // test replays alone (judge test --test NAME) exactly as within the suite.
 func TestSeed(seed uint64, name string) uint64 {
 	h := fnv.New64a()
@@ -20,7 +20,7 @@ func TestSeed(seed uint64, name string) uint64 {
 	return x ^ x>>31
 }
 
-// seedFor is the test's seed within a submission seeded with seed.
+// SeedFor is the test's seed within a submission seeded with seed.
 func (t *Test) SeedFor(seed uint64) uint64 {
 	if t.Seed != 0 {
 		return t.Seed

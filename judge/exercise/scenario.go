@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// generatedPrefix names generated scenarios: "generated 1" .. "generated K".
+// GeneratedPrefix names generated scenarios: "generated 1" .. "generated K".
 const GeneratedPrefix = "generated "
 
 // isGeneratedName says whether a test name is kept for a generated scenario.

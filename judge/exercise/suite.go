@@ -256,7 +256,7 @@ func ParseSuite(name string, b []byte, c Checker) (*Suite, error) {
 	return &s, nil
 }
 
-// parse checks a test and parses its manifests; the error says where.
+// Parse checks a test and parses its manifests; the error says where.
 func (t *Test) Parse() error {
 	var err error
 	if t.Parsed, err = ParseManifests(t.Objects); err != nil {

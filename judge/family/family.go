@@ -9,26 +9,26 @@ import (
 // part of an exercise that is easier said in Go than in data. tests.yaml
 // names its model.
 type Family interface {
-	// converged says whether the world is in the desired state, and if
+	// Converged says whether the world is in the desired state, and if
 	// not, why, in plain words.
 	Converged(w World) (bool, string)
-	// checkWrite checks the safety invariants right after a controller
+	// CheckWrite checks the safety invariants right after a controller
 	// write and returns a violation in plain words, or "".
 	CheckWrite(w World, wr *Write) string
-	// sample measures the world for the timeline.
+	// Sample measures the world for the timeline.
 	Sample(w World) (desired, actual, ready int)
-	// detail renders what matters about a written object ("v2" for a Pod:
+	// Detail renders what matters about a written object ("v2" for a Pod:
 	// its image), for write sequences.
 	Detail(o ctrl.Object) string
 }
 
-// world is the read-only view of the cluster a model checks.
+// World is the read-only view of the cluster a model checks.
 type World interface {
 	List(k ctrl.Kind) []ctrl.Object
 	Get(k ctrl.Kind, ns, name string) ctrl.Object
 }
 
-// write is one controller write, as applied.
+// Write is one controller write, as applied.
 type Write struct {
 	Verb   string      // create, update, update-status, delete
 	Object ctrl.Object // after the write (for delete: before)

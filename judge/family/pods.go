@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// describePods lists Pods by name with their image and state.
+// DescribePods lists Pods by name with their image and state.
 func DescribePods(pods []*ctrl.Pod) string {
 	if len(pods) == 0 {
 		return "none"

@@ -11,7 +11,7 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-// statusModel: a controller that only reports. Each Deployment's status
+// Family is the model of a controller that only reports. Each Deployment's status
 // must count its Pods as they are on the API server, and observedGeneration
 // must name the spec that status describes. The Pods are the test's; the
 // controller writes nothing but Deployment status.
@@ -25,7 +25,7 @@ import (
 //	availableReplicas  the Ready ones on the template's image
 type Family struct{}
 
-// statusTable is exercise 172's table of what each field counts, among
+// StatusTable is exercise 172's table of what each field counts, among
 // the Pods that count at all (see staying). It is written from the
 // statement, field by field, rather than as the reference solution's one
 // pass over the Pods, so that a mistake in the solution is not copied here.
@@ -43,7 +43,7 @@ var StatusTable = []struct {
 
 func onImage(p *ctrl.Pod, image string) bool { return ctrl.PodImage(&p.Spec) == image }
 
-// staying says whether a Pod counts at all: one being deleted is leaving
+// Staying says whether a Pod counts at all: one being deleted is leaving
 // and a Failed one will never run again.
 func Staying(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil && p.Status.Phase != ctrl.PodFailed }
 
@@ -128,7 +128,7 @@ func (Family) Converged(w family.World) (bool, string) {
 	return true, ""
 }
 
-// checkWrite: a reporting controller writes status and nothing else, and a
+// CheckWrite: a reporting controller writes status and nothing else, and a
 // status never claims a generation the Deployment has not reached.
 func (Family) CheckWrite(w family.World, wr *family.Write) string {
 	m := wr.Object.GetObjectMeta()
@@ -164,7 +164,7 @@ var StatusHints = map[verdict.Oracle]string{
 	verdict.OracleWrites:      "Decide from the Deployment you read: write only when its stored status differs from the one you computed.",
 }
 
-// sample: desired is the Pods that count (what status.replicas should
+// Sample: desired is the Pods that count (what status.replicas should
 // say), actual and ready are what the statuses report.
 func (Family) Sample(w family.World) (desired, actual, ready int) {
 	for _, o := range w.List(ctrl.KindDeployment) {
@@ -193,7 +193,7 @@ func (m Family) Describe(o ctrl.Object) string {
 	return s + ", status: " + m.Detail(d)
 }
 
-// detail renders a Deployment's status (so a write sequence shows what was
+// Detail renders a Deployment's status (so a write sequence shows what was
 // reported) and a Pod's image.
 func (Family) Detail(o ctrl.Object) string {
 	switch x := o.(type) {

@@ -12,39 +12,39 @@ import (
 // Reconcile returned, a panic, a name or value shown in a trace line), and
 // the verdict as a whole has a budget; see RATIONALE.md, "Bounds".
 const (
-	// maxMessageBytes bounds a test's message: a failure in a few
+	// MaxMessageBytes bounds a test's message: a failure in a few
 	// sentences, with room for a learner's error text and stack frames.
 	MaxMessageBytes = 8 << 10
-	// maxErrorText bounds an error text a Reconcile returned, as the
+	// MaxErrorText bounds an error text a Reconcile returned, as the
 	// message quotes it; maxTraceText as a trace line does.
 	MaxErrorText = 2 << 10
 	MaxTraceText = 256
-	// maxTraceEvent bounds one trace line as a whole.
+	// MaxTraceEvent bounds one trace line as a whole.
 	MaxTraceEvent = 512
 	// maxShownValue bounds a name, label or data value quoted in an API
 	// error or a write's description; valid names (253 bytes at most) are
 	// shown whole.
 	maxShownValue = 253
-	// maxDetail bounds a model's description of a written object.
+	// MaxDetail bounds a model's description of a written object.
 	MaxDetail = 256
 	// maxStackFrames bounds the learner's frames a panic's message lists.
 	maxStackFrames = 20
-	// maxVerdictBytes is the budget of a verdict's JSON. The tests are
+	// MaxVerdictBytes is the budget of a verdict's JSON. The tests are
 	// kept whole in order while they fit; past it, a test's trace,
 	// timeline and output are left out, so the first failures stay
 	// complete and the later ones are cut first.
 	MaxVerdictBytes = 256 << 10
-	// maxTrafficBytes bounds the bytes of calls and replies between a
+	// MaxTrafficBytes bounds the bytes of calls and replies between a
 	// test's controller and the cluster. The reference solutions move
 	// well under a MiB; the cap keeps the unmetered work of encoding,
 	// copying and decoding to about a second.
 	MaxTrafficBytes = 64 << 20
-	// maxReplyBytes bounds one reply, below the sandbox's 4 MiB per
+	// MaxReplyBytes bounds one reply, below the sandbox's 4 MiB per
 	// message.
 	MaxReplyBytes = 3<<20 + 512<<10
 )
 
-// clip cuts s to its first max bytes, on a rune boundary, and adds a note
+// Clip cuts s to its first max bytes, on a rune boundary, and adds a note
 // of how much was cut. Short strings come back unchanged.
 func Clip(s string, max int) string {
 	if len(s) <= max {
@@ -57,7 +57,7 @@ func Clip(s string, max int) string {
 	return s[:i] + "… (" + strconv.Itoa(len(s)-i) + " bytes cut)"
 }
 
-// joinList joins items with ", " up to about max bytes, then says how
+// JoinList joins items with ", " up to about max bytes, then says how
 // many more there were, so a long write log never builds a long string.
 func JoinList(items []string, max int) string {
 	if len(items) == 0 {
@@ -77,7 +77,7 @@ func JoinList(items []string, max int) string {
 	return b.String()
 }
 
-// learnerStack is a panic's message and the learner's frames, clipped.
+// LearnerStack is a panic's message and the learner's frames, clipped.
 func LearnerStack(msg string, frames []string) string {
 	out := Clip(msg, MaxErrorText)
 	for i, f := range frames {
@@ -122,7 +122,7 @@ func SortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// thousands writes n with thousands separators: 5,000,000.
+// Thousands writes n with thousands separators: 5,000,000.
 func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
@@ -131,7 +131,7 @@ func Thousands(n int64) string {
 	return s
 }
 
-// joinNames is strings.Join for faults and other named strings.
+// JoinNames is strings.Join for faults and other named strings.
 func JoinNames[T ~string](xs []T, sep string) string {
 	var b strings.Builder
 	for i, x := range xs {
@@ -157,6 +157,6 @@ func Ordinal(n int) string {
 	return strconv.Itoa(n) + suffix
 }
 
-// shown is a kind, name or value as an error message quotes it: the
+// Shown is a kind, name or value as an error message quotes it: the
 // learner chose it, so it is clipped.
 func Shown(s string) string { return Clip(s, maxShownValue) }

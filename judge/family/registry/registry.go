@@ -12,14 +12,14 @@ import (
 )
 
 const (
-	// registryFinalizer is the finalizer exercise 173's controller owns.
+	// RegistryFinalizer is the finalizer exercise 173's controller owns.
 	RegistryFinalizer = "ctrljudge.dev/registry"
-	// registryNamespace and registryName locate the shared ConfigMap.
+	// RegistryNamespace and registryName locate the shared ConfigMap.
 	RegistryNamespace = "default"
 	RegistryName      = "registry"
 )
 
-// registryModel: a shared ConfigMap, the registry, maps "namespace/name" of
+// Family is the model: a shared ConfigMap, the registry, maps "namespace/name" of
 // every live Deployment to its template's image. Nothing garbage-collects
 // its entries, as with records in a system outside the cluster, so the
 // controller guards each entry with a finalizer on its Deployment:
@@ -226,7 +226,7 @@ func (Family) CheckWrite(w family.World, wr *family.Write) string {
 	return ""
 }
 
-// sample: desired counts live Deployments, actual the registry's entries,
+// Sample: desired counts live Deployments, actual the registry's entries,
 // ready the entries that are right and guarded by the finalizer.
 func (Family) Sample(w family.World) (desired, actual, ready int) {
 	reg := registryOf(w)

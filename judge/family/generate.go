@@ -56,7 +56,7 @@ var (
 	PodObjects = []string{"terminating-pod", "terminating-deployment", "orphan-pod", "foreign-pod", "failed-pod", "foreign-metadata", "stale"}
 )
 
-// described lists kinds with what each means.
+// Described lists kinds with what each means.
 func Described(kinds []string, words map[string]string) string {
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
@@ -65,7 +65,7 @@ func Described(kinds []string, words map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// gen is one scenario being drawn: the world as the steps will leave it
+// Gen is one scenario being drawn: the world as the steps will leave it
 // (as far as the generator can know without the controller), and the
 // test's text.
 type Gen struct {
@@ -78,7 +78,7 @@ type Gen struct {
 	ConfigMaps map[string]bool     // 174: ConfigMaps that exist, by name
 	ConfigData map[string][]string // 174: each ConfigMap's values
 	n          int                 // new names drawn so far
-	// force is the object kind this scenario puts wherever one may go:
+	// Force is the object kind this scenario puts wherever one may go:
 	// scenario i is about the i-th object kind of the generate: block, so
 	// that every seed's scenarios cover the first K kinds.
 	Force string
@@ -98,7 +98,7 @@ type genDep struct {
 
 func (g *Gen) has(kind string) bool { return slices.Contains(g.Ranges.ObjectKinds, kind) }
 
-// want draws whether to add an object of kind where one may go: with
+// Want draws whether to add an object of kind where one may go: with
 // chance p, or always for the kind this scenario is about.
 func (g *Gen) Want(kind string, p float64) bool {
 	return g.has(kind) && (kind == g.Force || g.Chance(p))
@@ -120,7 +120,7 @@ func (g *Gen) StepPatch(ref string, p map[string]any) {
 	g.Test.Steps = append(g.Test.Steps, exercise.Step{Patch: map[string]map[string]any{ref: p}})
 }
 
-// otherTag draws an image tag other than tag.
+// OtherTag draws an image tag other than tag.
 func (g *Gen) OtherTag(tag string) string {
 	var others []string
 	for _, t := range g.Ranges.Images {
@@ -181,7 +181,7 @@ const (
 
 func ownerOf(d string) string { return "{kind: Deployment, name: " + d + ", controller: true}" }
 
-// newDep draws a Deployment with the ranges' replicas, image and strategy.
+// NewDep draws a Deployment with the ranges' replicas, image and strategy.
 func (g *Gen) NewDep(name string) *genDep {
 	d := &genDep{Name: name, replicas: g.Ranges.Replicas.Draw(g.Rng), Tag: g.Pick(g.Ranges.Images),
 		surge: g.Ranges.MaxSurge.Draw(g.Rng), unavail: g.Ranges.MaxUnavailable.Draw(g.Rng)}
@@ -191,7 +191,7 @@ func (g *Gen) NewDep(name string) *genDep {
 	return d
 }
 
-// podWorld is the world of 171 and 172: Deployments and Pods, some of
+// PodWorld is the world of 171 and 172: Deployments and Pods, some of
 // them not the Deployment's to count or to touch.
 func PodWorld(g *Gen, status bool) {
 	n := g.Ranges.Deployments.Draw(g.Rng)
@@ -251,7 +251,7 @@ func PodWorld(g *Gen, status bool) {
 	}
 }
 
-// podStep draws one workload step of the 171 and 172 families.
+// PodStep draws one workload step of the 171 and 172 families.
 func PodStep(g *Gen, kind string) bool {
 	live := g.Live()
 	var d *genDep

@@ -22,14 +22,14 @@ const (
 	HashAnnotation   = "ctrljudge.dev/config-hash"
 )
 
-// configHashModel: every Deployment naming a ConfigMap carries, in its
+// Family is the model: every Deployment naming a ConfigMap carries, in its
 // Pod template's annotations, the hash of that ConfigMap's data, or no hash
 // when the ConfigMap does not exist. The controller writes that one
 // annotation and nothing else: no other field of a Deployment, no
 // Deployment that names no ConfigMap, never a ConfigMap.
 type Family struct{}
 
-// configHash is the hash the exercise defines: SHA-256, hex-encoded, of the
+// ConfigHash is the hash the exercise defines: SHA-256, hex-encoded, of the
 // entries sorted by key, each as key "=" value "\n".
 func ConfigHash(data map[string]string) string {
 	h := sha256.New()
@@ -105,7 +105,7 @@ func renderData(data map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// checkWrite: the only write allowed is an update of a Deployment naming a
+// CheckWrite: the only write allowed is an update of a Deployment naming a
 // ConfigMap, and it may change that Deployment's template hash annotation
 // and nothing else.
 func (Family) CheckWrite(w family.World, wr *family.Write) string {
@@ -194,7 +194,7 @@ var ConfigHashHints = map[verdict.Oracle]string{
 	verdict.OracleErrors:      "A ConfigMap that does not exist is a normal state here, not an error: remove the hash and return nil.",
 }
 
-// sample: desired is the Deployments naming a ConfigMap, actual those
+// Sample: desired is the Deployments naming a ConfigMap, actual those
 // whose template carries a hash, ready those whose hash is right (or
 // absent, as it should be).
 func (Family) Sample(w family.World) (desired, actual, ready int) {
@@ -234,7 +234,7 @@ func (Family) Describe(o ctrl.Object) string {
 	return ""
 }
 
-// detail renders a written Deployment's template hash (its first eight
+// Detail renders a written Deployment's template hash (its first eight
 // hex digits) for write sequences.
 func (Family) Detail(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-// deploymentModel: each Deployment owns Replicas Pods on its template's
+// Family is the model: each Deployment owns Replicas Pods on its template's
 // image, all Ready; a rollout never exceeds Replicas+MaxSurge Pods and never
 // deletes a Ready Pod when that leaves fewer than Replicas-MaxUnavailable
 // Ready.
