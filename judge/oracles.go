@@ -10,6 +10,11 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
+// The oracles that judge each call as it happens: the rules an exercise's
+// statement makes about every Reconcile (brokeRules) and the checks of
+// every stored write (writeOracles). The oracles at rest are in
+// phases.go, the comparison with the reference in differential.go.
+
 // writeOracles checks every write the API server stored, right after it:
 // the exercise's rule on writes per call, other actors' metadata, the
 // family's safety invariants and the test's bound on Pods. A write that
@@ -45,4 +50,30 @@ func (s *sim) writeOracles() interceptor {
 		}
 		return r, err
 	})
+}
+
+// brokeRules checks what a call returned against the exercise's rules,
+// and fails the test if it broke one.
+func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
+	rules, h := &s.suite.Rules, s.host
+	n := strconv.Itoa(h.n)
+	switch {
+	case rules.NoMadeUpErrors && r.HasError && h.failed == 0:
+		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+text.Clip(r.Text, text.MaxErrorText)+
+			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
+			"here nothing went wrong, so return nil.")
+	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
+		s.failf(verdict.OracleSwallowedConflict, "Reconcile #"+n+" of "+key+"'s write of "+h.conflicted[0]+" failed with a Conflict, and the call "+
+			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read.")
+	case rules.PassOnErrors && !r.HasError && r.RequeueAfter == 0 && len(h.unanswered) > 0:
+		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
+			"returned no error, as if it had worked: the request is dropped until some other event brings it back. "+
+			"Return the error, so that the request is tried again with growing delays.")
+	case rules.NoRequeue && r.RequeueAfter > 0:
+		s.failf(verdict.OracleRequeue, "Reconcile #"+n+" of "+key+" asked to be called again after "+r.RequeueAfter.String()+
+			" (RequeueAfter). This exercise's controller never requeues itself: the events of what it watches bring it back, so return an empty ctrl.Result.")
+	default:
+		return false
+	}
+	return true
 }
