@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"ctrljudge/internal/hugeheap"
 	"ctrljudge/judge"
 	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
@@ -151,7 +150,6 @@ func (p *pendingEngine) discard() {
 // newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
 // folder, so a second `judge test` of the same file is instant.
 func newEngine() (*judge.Engine, error) {
-	hugeheap.Warm() // a short-lived process: its heap in huge pages
 	// The first use of a Go version compiles its standard library for
 	// WebAssembly: say so on stderr, so the wait is not a mystery.
 	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE"), Progress: os.Stderr}
