@@ -195,9 +195,6 @@ func (e *Engine) Warm(ctx context.Context) error {
 	// once per Go version and SDK, and kept in CacheDir for later runs.
 	err := e.warmStd(ctx)
 	if err == nil {
-		err = e.warmLinker(ctx)
-	}
-	if err == nil {
 		err = e.builder.Prepare(ctx, program([]byte(warmUp), "warmup.go"))
 	}
 	e.warmed = err == nil
@@ -226,29 +223,6 @@ func (e *Engine) warmStd(ctx context.Context) error {
 	}
 	if stamp != "" && os.MkdirAll(filepath.Dir(stamp), 0o700) == nil {
 		os.WriteFile(stamp, []byte(e.goVer+"\n"), 0o600)
-	}
-	return nil
-}
-
-// warmLinker has learners' builds link with the linker whose heap starts
-// in huge pages, where the host gives them only on request (sandbox
-// linker.go): built once per Go version into the user's cache folder,
-// beside warmStd's stamp. Should that fail, the toolchain's linker links,
-// and the progress writer says why.
-func (e *Engine) warmLinker(ctx context.Context) error {
-	if e.noStdWarm {
-		return nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return nil
-	}
-	err = e.builder.WarmLinker(ctx, filepath.Join(dir, "ctrljudge"), e.progress)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	if err != nil && e.progress != nil {
-		fmt.Fprintf(e.progress, "The toolchain's own linker links learners' modules: %v\n", err)
 	}
 	return nil
 }
