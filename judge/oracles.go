@@ -38,13 +38,14 @@ func (s *sim) writeOracles() interceptor {
 				return ctrl.Reply{}, errStop
 			}
 		}
-		if v := s.model.CheckWrite(s.world, &family.Write{Verb: w.verb, Object: w.after, Before: w.before}); v != "" {
-			s.failf(verdict.OracleSafety, v)
+		if msg, v := s.model.CheckWrite(s.world, &family.Write{Verb: w.verb, Object: w.after, Before: w.before}); msg != "" {
+			s.violated(msg, v)
 			return ctrl.Reply{}, errStop
 		}
 		if max := s.test.Expect.MaxPods; max > 0 {
 			if n := len(s.api.List(ctrl.KindPod)); n > max {
-				s.failf(verdict.OracleSafety, "After your "+w.verb+" of "+w.name+" the cluster had "+text.Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
+				s.violated("After your "+w.verb+" of "+w.name+" the cluster had "+text.Pods(n)+"; this test allows at most "+strconv.Itoa(max)+".",
+					&verdict.Violation{Line: verdict.LineActual, Value: n, Bound: max})
 				return ctrl.Reply{}, errStop
 			}
 		}
@@ -76,4 +77,17 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 		return false
 	}
 	return true
+}
+
+// violated fails the test on a safety rule the write just logged broke,
+// with the count and bound of v, if any, at that write's trace step.
+func (s *sim) violated(msg string, v *verdict.Violation) {
+	if s.fail != nil {
+		return
+	}
+	if v != nil {
+		v.Step = s.rec.Step()
+	}
+	s.failf(verdict.OracleSafety, msg)
+	s.fail.violation = v
 }

@@ -180,6 +180,7 @@ func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdi
 	r.Status = s.fail.oracle.Status()
 	r.Oracle = s.fail.oracle
 	r.Message = s.fail.message
+	r.Violation = s.fail.violation
 	r.Hint = r.Oracle.Hint()
 	// A model may word a hint for its own exercise family.
 	if h, ok := s.model.(family.Hinter); ok && h.Hint(r.Oracle) != "" {

@@ -55,8 +55,9 @@ var (
 
 // failure is the first oracle that failed in a test.
 type failure struct {
-	oracle  verdict.Oracle
-	message string
+	oracle    verdict.Oracle
+	message   string
+	violation *verdict.Violation // a bound on a count the failing write broke
 }
 
 // sim runs one test. It owns one of each part of the simulated cluster
@@ -136,7 +137,7 @@ func (s *sim) notJudged() {
 func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
 		msg = text.Clip(msg, text.MaxMessageBytes)
-		s.fail = &failure{oracle, msg}
+		s.fail = &failure{oracle: oracle, message: msg}
 		s.rec.Logf("judge", "✗ ", msg)
 	}
 }

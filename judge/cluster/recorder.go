@@ -53,9 +53,12 @@ func (r *Recorder) Note(m verdict.Mark) {
 // Point adds a timeline point, tagged with what happened since the last.
 func (r *Recorder) Point(desired, actual, ready int) {
 	r.Timeline = append(r.Timeline, verdict.TimelinePoint{Step: len(r.Timeline), T: r.clock.Now.Milliseconds(),
-		Desired: desired, Actual: actual, Ready: ready, Mark: r.mark})
+		Desired: desired, Actual: actual, Ready: ready, Mark: r.mark, TraceStep: r.traceN})
 	r.mark = ""
 }
+
+// Step is the step of the trace's last line.
+func (r *Recorder) Step() int { return r.traceN }
 
 // Wrote adds a controller write, in words, to the write log.
 func (r *Recorder) Wrote(desc string) { r.Writes = append(r.Writes, desc) }

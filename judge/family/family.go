@@ -13,8 +13,9 @@ type Family interface {
 	// not, why, in plain words.
 	Converged(w World) (bool, string)
 	// CheckWrite checks the safety invariants right after a controller
-	// write and returns a violation in plain words, or "".
-	CheckWrite(w World, wr *Write) string
+	// write and returns a violation in plain words, or "", and for a bound
+	// on a count, the count and the bound (its Step is the engine's).
+	CheckWrite(w World, wr *Write) (string, *verdict.Violation)
 	// Sample measures the world for the timeline.
 	Sample(w World) (desired, actual, ready int)
 	// Detail renders what matters about a written object ("v2" for a Pod:

@@ -4,6 +4,7 @@ import (
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/family"
 	"ctrljudge/judge/internal/text"
+	"ctrljudge/judge/verdict"
 	"sort"
 	"strconv"
 )
@@ -64,10 +65,10 @@ func (Family) Converged(w family.World) (bool, string) {
 	return true, ""
 }
 
-func (m Family) CheckWrite(w family.World, wr *family.Write) string {
+func (m Family) CheckWrite(w family.World, wr *family.Write) (string, *verdict.Violation) {
 	p, ok := wr.Object.(*ctrl.Pod)
 	if !ok {
-		return ""
+		return "", nil
 	}
 	ref := ctrl.GetControllerOf(p)
 	if ref == nil || ref.Kind != string(ctrl.KindDeployment) {
@@ -78,9 +79,9 @@ func (m Family) CheckWrite(w family.World, wr *family.Write) string {
 				whose = "its controller is " + ref.Kind + " " + ref.Name
 			}
 			return "Your controller " + wr.Verb + "d Pod " + p.Name + ", which no Deployment owns (" + whose +
-				"), though it carries a Deployment's labels. A Deployment's Pods are those whose controller owner reference names it: list them with ctrl.OwnedBy."
+				"), though it carries a Deployment's labels. A Deployment's Pods are those whose controller owner reference names it: list them with ctrl.OwnedBy.", nil
 		}
-		return ""
+		return "", nil
 	}
 	var d *ctrl.Deployment
 	for _, o := range w.List(ctrl.KindDeployment) {
@@ -89,7 +90,7 @@ func (m Family) CheckWrite(w family.World, wr *family.Write) string {
 		}
 	}
 	if d == nil {
-		return ""
+		return "", nil
 	}
 	r := d.Spec.Replicas
 	surge, unavail := d.Spec.Strategy.RollingUpdate.MaxSurge, d.Spec.Strategy.RollingUpdate.MaxUnavailable
@@ -98,11 +99,12 @@ func (m Family) CheckWrite(w family.World, wr *family.Write) string {
 	case "create":
 		if max := int(r + surge); len(live) > max {
 			return "Creating " + p.Name + " made " + text.Pods(len(live)) + " for Deployment " + d.Name +
-				"; with replicas " + text.Itoa(r) + " and maxSurge " + text.Itoa(surge) + " there may be at most " + strconv.Itoa(max) + "."
+					"; with replicas " + text.Itoa(r) + " and maxSurge " + text.Itoa(surge) + " there may be at most " + strconv.Itoa(max) + ".",
+				&verdict.Violation{Line: verdict.LineActual, Value: len(live), Bound: max}
 		}
 	case "delete":
 		if wr.Before == nil || !ctrl.IsPodReady(wr.Before.(*ctrl.Pod)) {
-			return ""
+			return "", nil
 		}
 		ready := 0
 		for _, q := range live {
@@ -112,10 +114,11 @@ func (m Family) CheckWrite(w family.World, wr *family.Write) string {
 		}
 		if min := int(r - unavail); ready < min {
 			return "Deleting the Ready Pod " + p.Name + " left " + strconv.Itoa(ready) + " Ready for Deployment " + d.Name +
-				"; with replicas " + text.Itoa(r) + " and maxUnavailable " + text.Itoa(unavail) + " at least " + strconv.Itoa(min) + " must stay Ready."
+					"; with replicas " + text.Itoa(r) + " and maxUnavailable " + text.Itoa(unavail) + " at least " + strconv.Itoa(min) + " must stay Ready.",
+				&verdict.Violation{Line: verdict.LineReady, Value: ready, Bound: min}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 func (Family) Sample(w family.World) (desired, actual, ready int) {
