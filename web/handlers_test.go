@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -364,7 +365,7 @@ func TestPendingPerLearner(t *testing.T) {
 	fake := &fakeJudge{hold: make(chan struct{}), started: make(chan struct{}, 8)}
 	env := newEnv(t, Config{Workers: 1, QueueCap: 50}, fake)
 	c := env.client()
-	for range maxPendingPerLearner {
+	for range queue.MaxPendingPerLearner {
 		c.submit("171", "run", "package main")
 	}
 	r := c.do("POST", "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "x"}), nil)
@@ -481,7 +482,7 @@ func TestShutdownWaitsForJudgements(t *testing.T) {
 	go func() { done <- env.srv.Shutdown(context.Background(), time.Minute) }()
 	// New work is refused while the running judgement finishes.
 	waitClosed(t, env)
-	if err := env.srv.q.admit(99); err != errQueueClosed {
+	if err := env.srv.q.Admit(99, ""); err != queue.ErrClosed {
 		t.Errorf("admit during shutdown: %v", err)
 	}
 	if r := c.do("POST", "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "x"}), nil); r.StatusCode != http.StatusServiceUnavailable {
@@ -499,11 +500,12 @@ func TestShutdownWaitsForJudgements(t *testing.T) {
 // waitClosed waits until shutdown has closed the queue.
 func waitClosed(t *testing.T, env *testEnv) {
 	for range 5000 {
-		env.srv.q.mu.Lock()
-		closed := env.srv.q.closed
-		env.srv.q.mu.Unlock()
-		if closed {
+		err := env.srv.q.Admit(98, "")
+		if err == queue.ErrClosed {
 			return
+		}
+		if err == nil {
+			env.srv.q.Cancel(98, "")
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -687,7 +689,7 @@ func TestJudgePanic(t *testing.T) {
 
 // A judgement that a wall-clock safety net cut short is neither stored nor
 // charged: the server judges it again, and settles it as not judged only
-// after maxJudgeAttempts.
+// after queue.MaxJudgeAttempts.
 func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 	for _, c := range []struct {
 		busy      int
@@ -695,7 +697,7 @@ func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 		wantCalls int
 	}{
 		{busy: 1, wantState: "done", wantCalls: 2},
-		{busy: maxJudgeAttempts, wantState: "not_judged", wantCalls: maxJudgeAttempts},
+		{busy: queue.MaxJudgeAttempts, wantState: "not_judged", wantCalls: queue.MaxJudgeAttempts},
 	} {
 		fake := &fakeJudge{busy: c.busy, hold: make(chan struct{}), started: make(chan struct{}, 8)}
 		env := newEnv(t, Config{Workers: 1}, fake)
@@ -732,7 +734,7 @@ func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 // is to the sender's submission rate: a file that only ever meets the
 // wall-clock net cannot buy server time without limit.
 func TestNotJudgedCountsAgainstTheRate(t *testing.T) {
-	fake := &fakeJudge{busy: maxJudgeAttempts, hold: make(chan struct{}), started: make(chan struct{}, 8)}
+	fake := &fakeJudge{busy: queue.MaxJudgeAttempts, hold: make(chan struct{}), started: make(chan struct{}, 8)}
 	env := newEnv(t, Config{Workers: 1}, fake)
 	cl := env.client()
 	sub := cl.submit("171", "submit", "package main "+solvedMarker)
