@@ -649,12 +649,25 @@ func TestInstructorMount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
-	if err := env.db.CreateSubmission(ctx, sub); err != nil {
+	orig := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
+	if err := env.db.CreateSubmission(ctx, orig); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.srv.Enqueue(sub); err != nil {
-		t.Fatalf("enqueue a re-judge: %v", err)
+	if queued, err := env.srv.q.Rejudge(ctx, orig); !queued || err != nil {
+		t.Fatalf("queue a re-judge: %v, %v", queued, err)
+	}
+	subs, err := env.db.Submissions(ctx, l.ID, "reconcile-loop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub *records.Submission
+	for _, s := range subs {
+		if s.RejudgeOf == orig.ID {
+			sub = s
+		}
+	}
+	if sub == nil {
+		t.Fatalf("no re-judge of %d in %+v", orig.ID, subs)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		s, err := env.db.Submission(ctx, sub.ID)
@@ -668,7 +681,7 @@ func TestInstructorMount(t *testing.T) {
 			t.Fatalf("re-judge still %s", s.State)
 		}
 	}
-	if err := env.srv.Enqueue(&records.Submission{ID: 99, Exercise: "gone"}); err == nil {
+	if _, err := env.srv.q.Rejudge(ctx, &records.Submission{ID: 99, Exercise: "gone"}); err == nil {
 		t.Error("re-judge of an unknown exercise accepted")
 	}
 }

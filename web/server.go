@@ -132,7 +132,7 @@ func newServer(cfg Config, eng queue.Judger) (*Server, error) {
 	}
 	s.e = s.routes()
 	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
-		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue,
+		DB: cfg.DB, Catalog: cfg.Catalog, Rejudge: s.q.Rejudge,
 		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts"),
 		SiteURL: s.siteURL(pub)})
 	s.background.Add(1)
@@ -204,7 +204,3 @@ func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
 	})
 	return err
 }
-
-// Enqueue queues a re-judge that the instructor pages created in the
-// records. Re-judges share the queue's cap but not a learner's allowance.
-func (s *Server) Enqueue(sub *records.Submission) error { return s.q.Rejudge(sub) }

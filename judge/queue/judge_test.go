@@ -117,3 +117,44 @@ func TestOneRiverJobPerSubmission(t *testing.T) {
 		t.Errorf("depth %d, %v; want 1", n, err)
 	}
 }
+
+// TestRejudge: a re-judge is a new record at the exercise's version, in
+// submit mode with the original's code and seed; one the line refuses is
+// settled as not judged at once, never left queued.
+func TestRejudge(t *testing.T) {
+	jg, _ := newJudging(t, filepath.Join(t.TempDir(), "records.db"))
+	ctx := context.Background()
+	id := submit(t, jg.DB, "reconcile-loop")
+	orig, err := jg.DB.Submission(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newLine(1) // and no worker: the first re-judge fills it
+	for i, want := range []bool{true, false} {
+		queued, err := q.rejudge(ctx, jg, orig)
+		if err != nil || queued != want {
+			t.Fatalf("re-judge %d: queued %v, %v; want %v", i+1, queued, err, want)
+		}
+	}
+	subs, err := jg.DB.Submissions(ctx, orig.LearnerID, "", 0)
+	if err != nil || len(subs) != 3 {
+		t.Fatalf("%d submissions, %v; want the original and two re-judges", len(subs), err)
+	}
+	ex, _ := jg.Catalog.Find("reconcile-loop")
+	for i, s := range subs[:2] { // newest first
+		if s.RejudgeOf != orig.ID || s.ExerciseVersion != ex.Version || s.Mode != verdict.ModeSubmit || s.Code != orig.Code ||
+			s.Seed != orig.Seed || s.LearnerID != orig.LearnerID || s.Engine != judge.EngineVersion {
+			t.Errorf("re-judge %+v of %+v", s, orig)
+		}
+		if refused := i == 0; refused && (s.State != records.StateNotJudged || !strings.Contains(s.Note, "busy")) ||
+			!refused && s.State != records.StateQueued {
+			t.Errorf("re-judge %d: %s %q", s.ID, s.State, s.Note)
+		}
+	}
+	if q.Lookup(subs[1].ID) == nil || q.Lookup(subs[0].ID) != nil {
+		t.Error("the line holds the wrong re-judge")
+	}
+	if _, err := q.rejudge(ctx, jg, &records.Submission{ID: 99, Exercise: "gone"}); err == nil {
+		t.Error("re-judge of an unknown exercise accepted")
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"ctrljudge/judge"
 	"ctrljudge/judge/records"
+	"ctrljudge/judge/verdict"
 )
 
 // Line limits. A learner may have a few submissions waiting so that Run
@@ -326,13 +328,29 @@ func (q *line) recoverUnfinished(jg *Judging) error {
 	return nil
 }
 
-// rejudge queues a re-judge that the instructor pages created in the
-// records. Re-judges share the line's cap but not a learner's allowance.
-func (q *line) rejudge(jg *Judging, sub *records.Submission) error {
-	if _, err := jg.Catalog.Find(sub.Exercise); err != nil {
-		return fmt.Errorf("re-judge %d: %w", sub.ID, err)
+// rejudge records a re-judge of orig, a learner's submit, against its
+// exercise as it is now, and queues it: the new record names orig and
+// the exercise's version, and is judged in submit mode with orig's code
+// and seed. Re-judges share the line's cap but not a learner's
+// allowance. When the line refuses one, its record is settled as not
+// judged, never left queued with nobody to judge it, and queued is false.
+func (q *line) rejudge(ctx context.Context, jg *Judging, orig *records.Submission) (queued bool, err error) {
+	ex, err := jg.Catalog.Find(orig.Exercise)
+	if err != nil {
+		return false, fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
 	}
-	j := NewJob(sub.ID, sub.LearnerID)
+	s := &records.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
+		Engine: judge.EngineVersion, Mode: verdict.ModeSubmit, Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
+	if err := jg.DB.CreateSubmission(ctx, s); err != nil {
+		return false, fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
+	}
+	j := NewJob(s.ID, s.LearnerID)
 	j.rejudge = true
-	return q.pushRejudge(j)
+	if err := q.pushRejudge(j); err != nil {
+		if aerr := jg.DB.AbandonSubmission(ctx, s.ID, "not judged: "+err.Error()); aerr != nil {
+			return false, errors.Join(err, aerr)
+		}
+		return false, nil
+	}
+	return true, nil
 }

@@ -78,8 +78,10 @@ func (l *Local) abandon(j *Job, note string) {
 	l.finish(j)
 }
 
-// Rejudge queues a re-judge created in the records.
-func (l *Local) Rejudge(sub *records.Submission) error { return l.rejudge(l.jg, sub) }
+// Rejudge records a re-judge of orig and queues it (see Queue).
+func (l *Local) Rejudge(ctx context.Context, orig *records.Submission) (bool, error) {
+	return l.rejudge(ctx, l.jg, orig)
+}
 
 // Depth is how many submissions wait in line.
 func (l *Local) Depth(context.Context) (int, error) { return l.length(), nil }

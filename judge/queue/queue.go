@@ -34,9 +34,12 @@ type Queue interface {
 	Lookup(id int64) *Job
 	// AddressCap is how many unfinished submissions one address may have.
 	AddressCap() int
-	// Rejudge queues a re-judge the instructor pages created in the
-	// records: it shares the line's cap, not a learner's allowance.
-	Rejudge(sub *records.Submission) error
+	// Rejudge records a re-judge of orig, a learner's submit, against
+	// its exercise as it is now, and queues it: it shares the line's cap,
+	// not a learner's allowance. A refused one is settled as not judged
+	// at once, and queued is false; err is for the records' failures and
+	// an exercise no longer in the catalog.
+	Rejudge(ctx context.Context, orig *records.Submission) (queued bool, err error)
 	// Depth is how many submissions wait for a worker.
 	Depth(ctx context.Context) (int, error)
 	// WorkersAlive counts the judging slots: this process's, or on

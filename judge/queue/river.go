@@ -305,8 +305,10 @@ func (r *River) finishRemote(ctx context.Context, j *Job) bool {
 	return true
 }
 
-// Rejudge queues a re-judge created in the records.
-func (r *River) Rejudge(sub *records.Submission) error { return r.rejudge(r.jg, sub) }
+// Rejudge records a re-judge of orig and queues it (see Queue).
+func (r *River) Rejudge(ctx context.Context, orig *records.Submission) (bool, error) {
+	return r.rejudge(ctx, r.jg, orig)
+}
 
 // Depth is how many submissions wait for a worker: River's jobs not yet
 // claimed.
