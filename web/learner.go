@@ -229,24 +229,3 @@ func gzipPages() echo.MiddlewareFunc {
 		},
 	})
 }
-
-// engineMode is the mode the engine judges a job in: a run of one test
-// asks for it among all tests (the engine's run mode has only the sample
-// tests), and is stored as the run it is.
-func (j *job) engineMode() verdict.Mode {
-	if j.only != "" {
-		return verdict.ModeSubmit
-	}
-	return j.mode
-}
-
-// asRun words a run of one test's verdict as a run: a copy, since the
-// engine may keep its verdicts.
-func (j *job) asRun(v *verdict.Verdict) *verdict.Verdict {
-	if j.only == "" || v == nil || v.Mode == j.mode {
-		return v
-	}
-	c := *v
-	c.Mode = j.mode
-	return &c
-}

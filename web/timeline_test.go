@@ -141,7 +141,7 @@ func TestTimelineShowsTheViolation(t *testing.T) {
 // points by their count, and no violation: nothing is read from words.
 func TestTimelineWithoutTraceSteps(t *testing.T) {
 	tr := &verdict.TestResult{Status: verdict.StatusFail, Oracle: verdict.OracleSafety,
-		Message: "Creating web-x made 5 Pods for Deployment web; with replicas 3 and maxSurge 1 there may be at most 4.",
+		Message:  "Creating web-x made 5 Pods for Deployment web; with replicas 3 and maxSurge 1 there may be at most 4.",
 		Timeline: []verdict.TimelinePoint{{Step: 0, Desired: 3, Actual: 3}, {Step: 1, Desired: 3, Actual: 4}},
 		Trace:    []verdict.TraceLine{{Step: 40, Actor: "user", Event: "x"}, {Step: 41, Actor: "judge", Event: "✗"}},
 	}

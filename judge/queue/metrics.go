@@ -1,13 +1,11 @@
-package web
+package queue
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"ctrljudge/judge/verdict"
 )
@@ -15,7 +13,8 @@ import (
 // Metrics are a process's Prometheus metrics, served at /metrics by the
 // server and by `judge worker`: verdicts by outcome (their rate is
 // verdicts per second), judging time and verdict latency (queued to
-// verdict), and, read when scraped, queue depth and workers alive.
+// verdict), and, read when scraped, queue depth and workers alive. The
+// commands serve Registry over HTTP.
 type Metrics struct {
 	reg      *prometheus.Registry
 	verdicts *prometheus.CounterVec
@@ -63,6 +62,9 @@ func NewMetrics(depth, alive func(context.Context) (int, error)) *Metrics {
 	return m
 }
 
+// Registry holds the metrics, for an HTTP handler to serve.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
 // observe counts a stored verdict; a nil Metrics counts nothing.
 func (m *Metrics) observe(v *verdict.Verdict, judging, latency time.Duration) {
 	if m == nil || v == nil {
@@ -73,9 +75,4 @@ func (m *Metrics) observe(v *verdict.Verdict, judging, latency time.Duration) {
 	if latency > 0 {
 		m.latency.Observe(latency.Seconds())
 	}
-}
-
-// Handler serves the metrics in Prometheus's text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, DisableCompression: true})
 }
