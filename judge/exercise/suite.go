@@ -109,7 +109,7 @@ type Test struct {
 	// SkipMissing skips a step whose object is not there (a Pod to fail
 	// when none runs, say) instead of failing the test's setup.
 	SkipMissing bool `json:"skipMissing,omitempty"`
-	Generated   bool // drawn by the generator: shrunk further and printed
+	Generated   bool `json:"-"` // drawn by the generator: shrunk further and printed
 	// PodReady, if set, replaces the world's PodReady in this test.
 	PodReady string `json:"podReady,omitempty"`
 	// Seed, if set, is this test's own seed, whatever the submission's:
@@ -117,7 +117,7 @@ type Test struct {
 	// way at every seed.
 	Seed uint64 `json:"seed,omitempty"`
 
-	Parsed []ctrl.Object
+	Parsed []ctrl.Object `json:"-"` // Objects, parsed
 }
 
 // Step is one workload action, done once the controller is idle.
@@ -149,7 +149,7 @@ type Step struct {
 	// like patch: {"Deployment/web": {"metadata": {"labels": {"team": "a"}}}}.
 	Meanwhile map[string]map[string]any `json:"meanwhile,omitempty"`
 
-	Parsed []ctrl.Object
+	Parsed []ctrl.Object `json:"-"` // Apply, parsed
 }
 
 // Expect lists the test's checks beyond those every test makes
