@@ -28,7 +28,7 @@ import (
 // is planned), and the objects left at the end (where the rest of the
 // world did the same to both runs). What a statement leaves free, the
 // exercise declares in tests.yaml (Reference), so correct variants pass.
-// See RATIONALE.md, "The reference solution as an oracle".
+// See RATIONALE.md, "Why the reference solution as an oracle?".
 
 // ---- objects with volatile fields masked
 

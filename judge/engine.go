@@ -42,7 +42,7 @@ type Options struct {
 	// optimizing compiler instead of its interpreter. The interpreter is
 	// the default: a learner's module is new code that runs for well under
 	// a second, and compiling it costs more than interpreting it saves
-	// (see RATIONALE.md for the figures).
+	// (RATIONALE.md, "Why an interpreter, not a compiler?").
 	Compiler bool
 	// Progress, if set, hears of slow one-time preparation: the first use
 	// of a Go version compiles its standard library for WebAssembly.

@@ -60,8 +60,8 @@ func NewAPIServer(rng *rand.Rand, now func() time.Time) *APIServer {
 }
 
 // What the simulated API server refuses, as a real one would (see
-// RATIONALE.md, "Bounds"). The limits on objects keep a test's memory
-// small whatever the controller writes.
+// judge/RATIONALE.md, "Why these bounds?"). The limits on objects keep a
+// test's memory small whatever the controller writes.
 const (
 	// maxObjectBytes is the largest object stored, encoded: etcd's
 	// default request limit (--max-request-bytes, 1.5 MiB).

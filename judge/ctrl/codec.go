@@ -19,7 +19,7 @@ import (
 // ones stay one byte. An object's kind is one byte (wireKind). No varints:
 // a varint's loop kept str and count from being inlined, and in the
 // interpreter a call costs more than reading a string
-// (judge/RATIONALE.md, "Ninth pass").
+// (judge/RATIONALE.md, "Why a wire format the decoder can inline?").
 
 var errMalformed = errors.New("malformed message")
 

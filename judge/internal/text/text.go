@@ -10,7 +10,8 @@ import (
 // Bounds on what a learner's code can make the judge keep. Every piece of
 // learner-controlled text is clipped where it enters a verdict (an error a
 // Reconcile returned, a panic, a name or value shown in a trace line), and
-// the verdict as a whole has a budget; see RATIONALE.md, "Bounds".
+// the verdict as a whole has a budget; see judge/RATIONALE.md, "Why these
+// bounds?".
 const (
 	// MaxMessageBytes bounds a test's message: a failure in a few
 	// sentences, with room for a learner's error text and stack frames.
