@@ -25,6 +25,16 @@ import (
 // chromiumPath is where Debian's chromium lives; the Makefile installs it.
 const chromiumPath = "/usr/bin/chromium"
 
+// needBrowser skips a test that drives Chromium when there is none, and
+// under -short, the fast inner loop.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives Chromium; not with -short")
+	}
+	needBrowser(t)
+}
+
 // e2eJudgeTimeout bounds one judgement in the browser test: the first one
 // builds and compiles from a cold cache.
 const e2eJudgeTimeout = 5 * time.Minute
@@ -209,9 +219,7 @@ type e2eServer struct {
 // there is no browser.
 func startE2E(t *testing.T) *e2eServer {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
-	}
+	needBrowser(t)
 	data := t.TempDir()
 	db := openStore(t, data)
 	cat := builtinCatalog(t)
