@@ -10,7 +10,7 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-// The host's and the engine's side of the bounds in clip.go: a request the
+// The host's and the engine's side of the bounds in internal/text: a request the
 // module could not send, and the verdict's budget.
 
 // tooLarge refuses a request the module did not send because it was over
@@ -112,8 +112,9 @@ func boundVerdict(v *verdict.Verdict) {
 }
 
 // charge counts n bytes moved between the controller and the cluster and
-// fails the test past maxTrafficBytes. The SDK's work to encode and decode
-// them is not metered in steps, so this is what bounds it, as
+// fails the test past text.MaxTrafficBytes. The judge's side of the work
+// (decoding calls, encoding replies, copying them into the module) is
+// not metered in steps, so this is what bounds it, as
 // maxCallsPerReconcile bounds the number of calls.
 func (h *host) charge(n int) bool {
 	h.traffic += n

@@ -15,7 +15,7 @@ import (
 // their work, so a failing submission costs at most that much more: a
 // test that failed by running out of steps would otherwise be run out of
 // them forty times more. The reference solutions' costliest test takes
-// 290,671 steps, so ten such trials fit.
+// 351,449 steps (sim.go), so eight such trials fit.
 const (
 	maxShrinkTrials = 40
 	maxShrinkSteps  = 3_000_000

@@ -37,8 +37,8 @@ const (
 	MaxVerdictBytes = 256 << 10
 	// MaxTrafficBytes bounds the bytes of calls and replies between a
 	// test's controller and the cluster. The reference solutions move
-	// well under a MiB; the cap keeps the unmetered work of encoding,
-	// copying and decoding to about a second.
+	// well under a MiB; the cap keeps the judge's own, unmetered work of
+	// decoding, encoding and copying them to about a second.
 	MaxTrafficBytes = 64 << 20
 	// MaxReplyBytes bounds one reply, below the sandbox's 4 MiB per
 	// message.
