@@ -73,10 +73,10 @@ type Gen struct {
 	Ranges     *exercise.Generate
 	Docs       []string // manifests of the initial objects
 	Test       *exercise.Test
-	Deps       []*genDep
+	Deps       []*Dep
 	Held       []string            // Kind/name of objects held by example.com/hold
-	ConfigMaps map[string]bool     // 174: ConfigMaps that exist, by name
-	ConfigData map[string][]string // 174: each ConfigMap's values
+	ConfigMaps map[string]bool     // the ConfigMaps that exist, by name
+	ConfigData map[string][]string // each ConfigMap's keys and values, in turn
 	n          int                 // new names drawn so far
 	// Force is the object kind this scenario puts wherever one may go:
 	// scenario i is about the i-th object kind of the generate: block, so
@@ -84,16 +84,16 @@ type Gen struct {
 	Force string
 }
 
-// genDep is a Deployment as the generator last left it.
-type genDep struct {
+// Dep is a Deployment as the generator last left it.
+type Dep struct {
 	Name           string
 	replicas       int
 	Tag            string
 	surge, unavail int
 	Gone           bool // deleted (perhaps still held)
 	Config         string
-	Finalizer      bool // 173
-	pods           int  // 171/172: Pods seeded
+	Finalizer      bool // carries its family's finalizer
+	pods           int  // Pods seeded for it
 }
 
 func (g *Gen) has(kind string) bool { return slices.Contains(g.Ranges.ObjectKinds, kind) }
@@ -112,8 +112,8 @@ func (g *Gen) Add(doc string, a ...any) {
 	g.Docs = append(g.Docs, strings.TrimSpace(fmt.Sprintf(doc, a...)))
 }
 
-func (g *Gen) Live() []*genDep {
-	return slices.DeleteFunc(slices.Clone(g.Deps), func(d *genDep) bool { return d.Gone })
+func (g *Gen) Live() []*Dep {
+	return slices.DeleteFunc(slices.Clone(g.Deps), func(d *Dep) bool { return d.Gone })
 }
 
 func (g *Gen) StepPatch(ref string, p map[string]any) {
@@ -137,7 +137,7 @@ func (g *Gen) OtherTag(tag string) string {
 var DepNames = []string{"web", "api", "db", "cache", "queue"}
 
 // deployment renders a Deployment manifest. meta is extra metadata lines.
-func DeploymentDoc(d *genDep, meta, templateMeta string) string {
+func DeploymentDoc(d *Dep, meta, templateMeta string) string {
 	return fmt.Sprintf(`kind: Deployment
 apiVersion: apps/v1
 metadata:
@@ -182,8 +182,8 @@ const (
 func ownerOf(d string) string { return "{kind: Deployment, name: " + d + ", controller: true}" }
 
 // NewDep draws a Deployment with the ranges' replicas, image and strategy.
-func (g *Gen) NewDep(name string) *genDep {
-	d := &genDep{Name: name, replicas: g.Ranges.Replicas.Draw(g.Rng), Tag: g.Pick(g.Ranges.Images),
+func (g *Gen) NewDep(name string) *Dep {
+	d := &Dep{Name: name, replicas: g.Ranges.Replicas.Draw(g.Rng), Tag: g.Pick(g.Ranges.Images),
 		surge: g.Ranges.MaxSurge.Draw(g.Rng), unavail: g.Ranges.MaxUnavailable.Draw(g.Rng)}
 	if d.surge == 0 && d.unavail == 0 {
 		d.surge = 1 // a rollout needs room to move
@@ -254,7 +254,7 @@ func PodWorld(g *Gen, status bool) {
 // PodStep draws one workload step of the 171 and 172 families.
 func PodStep(g *Gen, kind string) bool {
 	live := g.Live()
-	var d *genDep
+	var d *Dep
 	if len(live) > 0 {
 		d = live[g.Rng.IntN(len(live))]
 	}
