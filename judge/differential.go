@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -340,10 +341,7 @@ func (d *differential) finish() {
 			s.ctl.close() // the run is over; its instance is not needed
 			s.ctl = nil
 		}
-		for _, o := range s.api.List(ctrl.KindDeployment) {
-			d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
-		}
-		for _, k := range []ctrl.Kind{ctrl.KindConfigMap, ctrl.KindPod} {
+		for _, k := range endKinds(s.suite.Controller.For) {
 			for _, o := range s.api.List(k) {
 				d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
 			}
@@ -763,4 +761,12 @@ func (e *Engine) WarmReferences(ctx context.Context, exs []*exercise.Exercise) {
 		}
 		e.Judge(ctx, Submission{Exercise: ex, Code: ex.Solution, Mode: verdict.ModeSubmit, Seed: DefaultSeed})
 	}
+}
+
+// endKinds is the order in which the end of a run lists the objects: the
+// controller's own kind first, then every other kind by name.
+func endKinds(own ctrl.Kind) []ctrl.Kind {
+	kinds := slices.DeleteFunc(ctrl.Kinds(), func(k ctrl.Kind) bool { return k == own })
+	slices.Sort(kinds)
+	return append([]ctrl.Kind{own}, kinds...)
 }

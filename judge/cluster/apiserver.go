@@ -355,7 +355,7 @@ func (s *APIServer) Create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 	m.CreationTimestamp = s.now()
 	m.DeletionTimestamp = nil
 	if !keepStatus {
-		clearStatus(o)
+		ctrl.ClearStatus(o)
 	}
 	s.put(o, objSize(o))
 	s.noteOwners(nil, o)
@@ -363,21 +363,12 @@ func (s *APIServer) Create(in ctrl.Object, keepStatus bool) (ctrl.Object, *ctrl.
 	return ctrl.DeepCopy(o), nil
 }
 
-func clearStatus(o ctrl.Object) {
-	switch x := o.(type) {
-	case *ctrl.Deployment:
-		x.Status = ctrl.DeploymentStatus{}
-	case *ctrl.Pod:
-		x.Status = ctrl.PodStatus{}
-	}
-}
-
 // specOf is the object's wire form with metadata and status blanked, for
 // telling spec changes (which bump generation) from the rest.
 func specOf(o ctrl.Object) []byte {
 	c := ctrl.DeepCopy(o)
 	*c.GetObjectMeta() = ctrl.ObjectMeta{}
-	clearStatus(c)
+	ctrl.ClearStatus(c)
 	return ctrl.AppendObject(nil, c)
 }
 
@@ -417,7 +408,7 @@ func (s *APIServer) Update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 	if status {
 		// Only status changes: take everything else from the stored object.
 		next := ctrl.DeepCopy(cur)
-		copyStatus(next, o)
+		ctrl.CopyStatus(next, o)
 		o, m = next, next.GetObjectMeta()
 	} else {
 		if cm.DeletionTimestamp != nil {
@@ -428,7 +419,7 @@ func (s *APIServer) Update(in ctrl.Object, status bool) (ctrl.Object, *ctrl.Stat
 				}
 			}
 		}
-		copyStatus(o, cur)
+		ctrl.CopyStatus(o, cur)
 		m.Namespace, m.UID, m.CreationTimestamp, m.DeletionTimestamp = cm.Namespace, cm.UID, cm.CreationTimestamp, cm.DeletionTimestamp
 		m.GenerateName = cm.GenerateName
 		m.Generation = cm.Generation
@@ -465,15 +456,6 @@ func withRV(o ctrl.Object, rv string) ctrl.Object {
 	c := ctrl.DeepCopy(o)
 	c.GetObjectMeta().ResourceVersion = rv
 	return c
-}
-
-func copyStatus(dst, src ctrl.Object) {
-	switch d := dst.(type) {
-	case *ctrl.Deployment:
-		d.Status = src.(*ctrl.Deployment).Status
-	case *ctrl.Pod:
-		d.Status = src.(*ctrl.Pod).Status
-	}
 }
 
 // Delete deletes an object: at once without finalizers, else by setting

@@ -38,7 +38,7 @@ func ParseReference(r *Reference) ([]FreeField, error) {
 		kind, path, ok := strings.Cut(strings.TrimSpace(f), " ")
 		path = strings.TrimSpace(path)
 		if !ok || path == "" || (kind != "*" && ctrl.NewObject(ctrl.Kind(kind)) == nil) {
-			return nil, fmt.Errorf("reference.free: %q is not \"Kind path\" (Kind one of Deployment, Pod, ConfigMap or *)", f)
+			return nil, fmt.Errorf("reference.free: %q is not \"Kind path\" (Kind one of %s or *)", f, kindList())
 		}
 		out = append(out, FreeField{kind, strings.Split(path, ".")})
 	}
@@ -55,4 +55,13 @@ func (f FreeField) Covers(kind ctrl.Kind, path []string) bool {
 		}
 	}
 	return true
+}
+
+// kindList names the kinds the SDK declares, for messages.
+func kindList() string {
+	var names []string
+	for _, k := range ctrl.Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
 }
