@@ -5,9 +5,9 @@ import (
 	"ctrljudge/judge/verdict"
 )
 
-// A model knows one exercise family's desired state and safety rules, the
-// part of an exercise that is easier said in Go than in data. tests.yaml
-// names its model.
+// A Family is the model of one exercise family: its desired state and
+// safety rules, the part of an exercise that is easier said in Go than in
+// data. tests.yaml names it as its model; judge/models.go lists them.
 type Family interface {
 	// Converged says whether the world is in the desired state, and if
 	// not, why, in plain words.

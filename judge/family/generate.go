@@ -41,7 +41,7 @@ var (
 	}
 )
 
-// A generator draws the scenarios of one family: the step and object
+// A Generator draws the scenarios of one family: the step and object
 // kinds it supports, a world, and workload steps.
 type Generator interface {
 	GenKinds() (steps, objects []string)

@@ -183,7 +183,7 @@ func sameMap(a, b map[string]string) bool {
 	return true
 }
 
-// hint points a learner at the usual cause of each failure here.
+// Hint points a learner at the usual cause of each failure here.
 func (Family) Hint(oracle verdict.Oracle) string { return ConfigHashHints[oracle] }
 
 var ConfigHashHints = map[verdict.Oracle]string{
@@ -215,7 +215,7 @@ func (Family) Sample(w family.World) (desired, actual, ready int) {
 	return desired, actual, ready
 }
 
-// describe says what a test's object starts with: the ConfigMap a
+// Describe says what a test's object starts with: the ConfigMap a
 // Deployment names and its hash, a ConfigMap's data.
 func (Family) Describe(o ctrl.Object) string {
 	switch x := o.(type) {

@@ -76,7 +76,7 @@ func (Family) Detail(o ctrl.Object) string {
 	return ""
 }
 
-// describe shows what matters here of a test's starting objects: images,
+// Describe shows what matters here of a test's starting objects: images,
 // finalizers and entries.
 func (Family) Describe(o ctrl.Object) string {
 	switch x := o.(type) {
@@ -92,7 +92,7 @@ func (Family) Describe(o ctrl.Object) string {
 	return ""
 }
 
-// hint replaces the hints written for exercise 171 where they would
+// Hint replaces the hints written for exercise 171 where they would
 // mislead here: this controller makes two writes in a call on purpose.
 func (Family) Hint(oracle verdict.Oracle) string {
 	switch oracle {

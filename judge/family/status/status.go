@@ -151,7 +151,7 @@ func (Family) checkWrite(w family.World, wr *family.Write) string {
 	return ""
 }
 
-// hint points a learner at the usual cause of each failure in a
+// Hint points a learner at the usual cause of each failure in a
 // reporting controller (run.go's general hints speak of taking steps).
 func (Family) Hint(oracle verdict.Oracle) string {
 	return StatusHints[oracle]
@@ -179,7 +179,7 @@ func (Family) Sample(w family.World) (desired, actual, ready int) {
 	return desired, actual, ready
 }
 
-// describe says what a test's Deployment starts with: its image and the
+// Describe says what a test's Deployment starts with: its image and the
 // status it already reports. Pods keep run.go's words.
 func (m Family) Describe(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)
