@@ -92,64 +92,20 @@ func goldenObjects() []Object {
 	for range 12 {
 		for _, k := range []Kind{KindDeployment, KindPod, KindConfigMap} {
 			o := NewObject(k)
-			goldenFill(reflect.ValueOf(o).Elem(), r)
+			fill(reflect.ValueOf(o).Elem(), r, &goldenValues)
 			objs = append(objs, o)
 		}
 	}
 	return objs
 }
 
-// goldenFill is fill (deepcopy_test.go) without time.Now, and with longer
-// strings now and then, for the long form of a length.
-func goldenFill(v reflect.Value, r *rand.Rand) {
-	if v.Type() == reflect.TypeFor[time.Time]() {
-		ts := []time.Time{{}, time.Unix(0, 0), time.Unix(-5, 0), time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), time.Unix(r.Int64N(1<<40), r.Int64N(1e9)).UTC()}
-		v.Set(reflect.ValueOf(ts[r.IntN(len(ts))]))
-		return
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		for i := range v.NumField() {
-			goldenFill(v.Field(i), r)
-		}
-	case reflect.String:
-		v.SetString([]string{"", "a", "web-1", "ünï", strings.Repeat("x", 0x100)}[r.IntN(5)])
-	case reflect.Bool:
-		v.SetBool(r.IntN(2) == 1)
-	case reflect.Int32, reflect.Int64:
-		v.SetInt([]int64{0, 1, -3, 200, 1 << 20, -1 << 31}[r.IntN(6)])
-	case reflect.Pointer:
-		if r.IntN(2) == 1 {
-			p := reflect.New(v.Type().Elem())
-			goldenFill(p.Elem(), r)
-			v.Set(p)
-		}
-	case reflect.Map:
-		switch r.IntN(3) {
-		case 1:
-			v.Set(reflect.MakeMap(v.Type()))
-		case 2:
-			m := reflect.MakeMap(v.Type())
-			for range 1 + r.IntN(3) {
-				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-				goldenFill(k, r)
-				goldenFill(e, r)
-				m.SetMapIndex(k, e)
-			}
-			v.Set(m)
-		}
-	case reflect.Slice:
-		switch r.IntN(3) {
-		case 1:
-			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-		case 2:
-			s := reflect.MakeSlice(v.Type(), 1+r.IntN(3), 3)
-			for i := range s.Len() {
-				goldenFill(s.Index(i), r)
-			}
-			v.Set(s)
-		}
-	default:
-		panic("goldenFill: a field of kind " + v.Kind().String())
-	}
+// goldenValues are fill's values without time.Now and with longer strings
+// now and then, for the long form of a length: the golden file's objects
+// must be the same on every run.
+var goldenValues = fillValues{
+	times: func(r *rand.Rand) []time.Time {
+		return []time.Time{{}, time.Unix(0, 0), time.Unix(-5, 0), time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), time.Unix(r.Int64N(1<<40), r.Int64N(1e9)).UTC()}
+	},
+	strings: []string{"", "a", "web-1", "ünï", strings.Repeat("x", 0x100)},
+	ints:    []int64{0, 1, -3, 200, 1 << 20, -1 << 31},
 }
