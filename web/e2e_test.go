@@ -32,7 +32,9 @@ func needBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium; not with -short")
 	}
-	needBrowser(t)
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
+	}
 }
 
 // e2eJudgeTimeout bounds one judgement in the browser test: the first one
