@@ -40,7 +40,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./judge/
 	$(GO) test -run '^$$' -bench Meter ./sandbox/
 	$(GO) test -run '^$$' -bench Build -benchtime 10x ./sandbox/
-	$(GO) test -run '^$$' -bench LinkerHugeHeap -benchtime 20x ./sandbox/
+	$(GO) test -run '^$$' -bench LinkerCollector -benchtime 20x ./sandbox/
 	$(GO) test -run '^$$' -bench CompilerCollector -benchtime 20x ./sandbox/
 	$(GO) test -run '^$$' -bench CLIvsGoBuild -benchtime 10x ./cmd/judge/
 	$(GO) test -run '^$$' -bench . -benchtime $(WEB_BENCHTIME) ./web/

@@ -14,5 +14,5 @@ import (
 //go:embed */*
 var content embed.FS
 
-// FS is the built-in exercise tree, as judge.LoadCatalog reads it.
+// FS is the built-in exercise tree, as exercise.LoadCatalog reads it.
 var FS fs.FS = content

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ctrljudge/exercises"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -27,7 +28,7 @@ import (
 // and faults/verdict, its minor page faults.
 
 func benchSubmit(b *testing.B, compiler, fresh, same bool) {
-	ex, err := LoadCatalog(exercises.FS)
+	ex, err := exercise.LoadCatalog(exercises.FS, Checks)
 	if err != nil {
 		b.Fatal(err)
 	}

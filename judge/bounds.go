@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
-// The host's and the engine's side of the bounds in clip.go: a request the
+// The host's and the engine's side of the bounds in internal/text: a request the
 // module could not send, and the verdict's budget.
 
 // tooLarge refuses a request the module did not send because it was over
@@ -19,26 +21,26 @@ func (h *host) tooLarge(c ctrl.Call) ctrl.Reply {
 	if !write {
 		verb = "request"
 	}
-	what := shown(string(c.Kind))
+	what := text.Shown(string(c.Kind))
 	if c.Key.Name != "" {
-		what = objRef(c.Kind, c.Key.Name)
+		what = cluster.ObjRef(c.Kind, c.Key.Name)
 	}
 	// Under the request limit, a write is refused for the object's size,
 	// as etcd refuses it; over it, for the request's, as the API server
 	// refuses it before reading it.
-	err := tooBig(c.Kind, c.Key.Name, c.Size)
+	err := cluster.TooBig(c.Kind, c.Key.Name, c.Size)
 	if !write || c.Size > ctrl.MaxRequestBytes {
-		err = apiErr(413, ctrl.ReasonRequestEntityTooLarge, "Request entity too large: limit is "+strconv.Itoa(ctrl.MaxRequestBytes)+
-			" (the "+verb+" of "+what+" was "+mib(c.Size)+")")
+		err = cluster.APIErr(413, ctrl.ReasonRequestEntityTooLarge, "Request entity too large: limit is "+strconv.Itoa(ctrl.MaxRequestBytes)+
+			" (the "+verb+" of "+what+" was "+cluster.MiB(c.Size)+")")
 	}
 	if h.charge(c.Size) {
 		return ctrl.Reply{} // the test has failed; the reply is never sent
 	}
 	if write {
 		h.writes++
-		h.s.rec.wrote(verb + " " + shown(string(c.Kind)) + " (failed: " + err.Reason + ")")
+		h.s.rec.Wrote(verb + " " + text.Shown(string(c.Kind)) + " (failed: " + err.Reason + ")")
 	}
-	h.s.rec.logf("controller", verb, " ", what, " → ", err.Reason, ": ", err.Message)
+	h.s.rec.Logf("controller", verb, " ", what, " → ", err.Reason, ": ", err.Message)
 	return ctrl.Reply{Err: err}
 }
 
@@ -60,7 +62,7 @@ const cutTestBytes = 2 << 10
 // left is the number of tests still to be charged after this one.
 func keepWithin(r *verdict.TestResult, used, left int) int {
 	size := func() int { b, _ := json.Marshal(r); return len(b) + 1 }
-	budget := maxVerdictBytes - verdictReserve - left*cutTestBytes
+	budget := text.MaxVerdictBytes - verdictReserve - left*cutTestBytes
 	n := size()
 	if used+n <= budget {
 		return used + n
@@ -71,15 +73,15 @@ func keepWithin(r *verdict.TestResult, used, left int) int {
 			r.Output, r.OutputTruncated = "", true
 		}
 		r.Cut = "This test's trace, timeline and output are left out: the verdict reached its " +
-			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
+			strconv.Itoa(text.MaxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
 		n = size()
 	}
 	if used+n > budget {
-		r.Message = clip(r.Message, 512)
+		r.Message = text.Clip(r.Message, 512)
 		r.Faults = nil
 		r.Scenario = "" // it replays by name, seed and --test
 		r.Cut = "This test's trace, timeline, output and faults (and scenario, if any) are left out and its message is shortened: the verdict reached its " +
-			strconv.Itoa(maxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
+			strconv.Itoa(text.MaxVerdictBytes>>10) + " KiB limit. Replay it alone to see them."
 		n = size()
 	}
 	return used + n
@@ -89,12 +91,12 @@ func keepWithin(r *verdict.TestResult, used, left int) int {
 // and diagnostics quote the learner's code) and, when keepWithin cut any
 // test, marks the verdict truncated and says which tests.
 func boundVerdict(v *verdict.Verdict) {
-	v.Message = clip(v.Message, maxMessageBytes)
+	v.Message = text.Clip(v.Message, text.MaxMessageBytes)
 	if len(v.Diagnostics) > 50 {
 		v.Diagnostics = v.Diagnostics[:50]
 	}
 	for i := range v.Diagnostics {
-		v.Diagnostics[i].Message = clip(v.Diagnostics[i].Message, maxErrorText)
+		v.Diagnostics[i].Message = text.Clip(v.Diagnostics[i].Message, text.MaxErrorText)
 	}
 	var cut []string
 	for _, t := range v.Tests {
@@ -104,22 +106,23 @@ func boundVerdict(v *verdict.Verdict) {
 	}
 	if len(cut) > 0 {
 		v.Truncated = true
-		v.Cut = "To keep this verdict under " + strconv.Itoa(maxVerdictBytes>>10) + " KiB, the trace, timeline and output of " +
-			plural(len(cut), "test") + " are left out: " + joinList(cut, 2<<10) + "."
+		v.Cut = "To keep this verdict under " + strconv.Itoa(text.MaxVerdictBytes>>10) + " KiB, the trace, timeline and output of " +
+			text.Plural(len(cut), "test") + " are left out: " + text.JoinList(cut, 2<<10) + "."
 	}
 }
 
 // charge counts n bytes moved between the controller and the cluster and
-// fails the test past maxTrafficBytes. The SDK's work to encode and decode
-// them is not metered in steps, so this is what bounds it, as
+// fails the test past text.MaxTrafficBytes. The judge's side of the work
+// (decoding calls, encoding replies, copying them into the module) is
+// not metered in steps, so this is what bounds it, as
 // maxCallsPerReconcile bounds the number of calls.
 func (h *host) charge(n int) bool {
 	h.traffic += n
-	if h.traffic <= maxTrafficBytes {
+	if h.traffic <= text.MaxTrafficBytes {
 		return false
 	}
 	h.s.failf(verdict.OracleBudget, "Your controller's requests to the cluster and their replies came to more than "+
-		strconv.Itoa(maxTrafficBytes>>20)+" MiB in this test, in "+plural(h.reconciles, "reconcile")+
+		strconv.Itoa(text.MaxTrafficBytes>>20)+" MiB in this test, in "+text.Plural(h.reconciles, "reconcile")+
 		": read and write fewer or smaller objects.")
 	return true
 }
@@ -130,10 +133,10 @@ func (h *host) charge(n int) bool {
 func (h *host) reply(op ctrl.Op, r *ctrl.Reply) ([]byte, error) {
 	b := ctrl.AppendReply(nil, op, r)
 	failed := r.Err != nil
-	if len(b) > maxReplyBytes {
+	if len(b) > text.MaxReplyBytes {
 		failed = true
-		b = ctrl.AppendReply(nil, op, &ctrl.Reply{Err: apiErr(500, ctrl.ReasonInternal, "the reply would be "+mib(len(b))+
-			", more than the "+mib(maxReplyBytes)+" the simulated API server sends at once: list fewer objects (a label selector)")})
+		b = ctrl.AppendReply(nil, op, &ctrl.Reply{Err: cluster.APIErr(500, ctrl.ReasonInternal, "the reply would be "+cluster.MiB(len(b))+
+			", more than the "+cluster.MiB(text.MaxReplyBytes)+" the simulated API server sends at once: list fewer objects (a label selector)")})
 	}
 	if h.charge(len(b)) {
 		return nil, errStop

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -90,8 +91,8 @@ func TestHostileSubmissionsStayBounded(t *testing.T) {
 			if v.Outcome != verdict.OutcomeWrongAnswer || v.Failed != len(ex.Suite.Tests)+ex.GeneratedTests() {
 				t.Fatalf("outcome %s, %d of %d failed: %s", v.Outcome, v.Failed, len(v.Tests), v.Summary())
 			}
-			if len(b) > maxVerdictBytes {
-				t.Errorf("verdict of %d bytes, over %d", len(b), maxVerdictBytes)
+			if len(b) > text.MaxVerdictBytes {
+				t.Errorf("verdict of %d bytes, over %d", len(b), text.MaxVerdictBytes)
 			}
 			// Live is what the judgement holds: the module compiled for the
 			// interpreter (about 45 MiB), the instances' memories and the
@@ -102,11 +103,11 @@ func TestHostileSubmissionsStayBounded(t *testing.T) {
 			}
 			for _, tr := range v.Tests {
 				for _, l := range tr.Trace {
-					if len(l.Event) > maxTraceEvent+32 {
+					if len(l.Event) > text.MaxTraceEvent+32 {
 						t.Fatalf("a trace line of %d bytes", len(l.Event))
 					}
 				}
-				if len(tr.Message) > maxMessageBytes+32 {
+				if len(tr.Message) > text.MaxMessageBytes+32 {
 					t.Fatalf("a message of %d bytes", len(tr.Message))
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -20,7 +21,7 @@ type CheckResult struct {
 // oracle it names; and every fault a test plans fires at least once for
 // the solution, since a planned fault that never fires tests nothing.
 // (Front matter and samples are checked when the exercise loads.)
-func (e *Engine) Check(ctx context.Context, ex *Exercise) CheckResult {
+func (e *Engine) Check(ctx context.Context, ex *exercise.Exercise) CheckResult {
 	type kase struct {
 		what   string
 		code   []byte

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
 // The learner's controller process: started in the sandbox, with the
-// host as its only way out, and its traps turned into the oracle they fail.
+// host as its only way out, run one Reconcile at a time, restarted when a
+// fault says so, and its traps turned into the oracle they fail.
 
 // controller is the learner's controller process.
 type controller interface {
@@ -38,7 +42,7 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
-			Output: s.rec.out, MaxOutputBytes: maxOutputFlood, Clock: s.clock.time, Sleep: s.sleep})
+			Output: s.rec.Out, MaxOutputBytes: cluster.MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep})
 		if err != nil {
 			return nil, err
 		}
@@ -82,16 +86,16 @@ func (s *sim) trapped(err error) {
 		s.pruned = true
 		s.failf(verdict.OracleNotJudged, "The controller needed code compiled out of its module.")
 	case sandbox.TrapPanic:
-		s.failf(verdict.OracleRuntime, "Your controller panicked: "+learnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
+		s.failf(verdict.OracleRuntime, "Your controller panicked: "+text.LearnerStack(trap.Message, learnerFrames(trap.Stack, s.fileName)))
 	case sandbox.TrapFuel:
 		if trap.Total {
-			s.failf(verdict.OracleTimeout, "Your controller did more than "+thousands(trap.Steps)+" steps of work in this test, in "+
-				plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Your controller did more than "+text.Thousands(trap.Steps)+" steps of work in this test, in "+
+				text.Plural(s.host.reconciles, "reconcile")+": each call is too slow, even if it ends."+stepsWhere(trap.Stack))
 		} else if s.starting {
 			s.failf(verdict.OracleTimeout, "Your controller's start — its package's variables and init functions, before any Reconcile — did more than "+
-				thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+				text.Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		} else {
-			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
+			s.failf(verdict.OracleTimeout, "Reconcile #"+strconv.Itoa(s.host.n)+" did more than "+text.Thousands(trap.Steps)+" steps of work (an endless loop?)."+stepsWhere(trap.Stack))
 		}
 	case sandbox.TrapTimeout:
 		s.notJudged()
@@ -168,11 +172,107 @@ func learnerFrames(stack []string, fileName string) []string {
 	return out
 }
 
-// thousands writes n with thousands separators: 5,000,000.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
+// restart discards the controller's instance: everything it held in memory
+// is gone. The next reconcile starts a fresh one, as a new process would,
+// with a fresh cache and every object enqueued.
+func (s *sim) restart() {
+	if s.ctl != nil {
+		s.ctl.close()
+		s.ctl = nil
 	}
-	return s
+	s.rec.Out.WriteString("--- controller restarted ---\n")
+	s.queue.Reset()
+	s.inf.Resync(s.api)
+	s.enqueueAll()
+}
+
+// sleep is the controller waiting inside a call (time.Sleep, a timer):
+// the cluster's time passes as it waits, and no real time does.
+func (s *sim) sleep(d time.Duration) {
+	s.slept += d
+	s.clock.AdvanceTo(s.clock.Now + d)
+}
+
+// reconcile runs the learner's Reconcile once for key.
+func (s *sim) reconcile(key string) {
+	h := s.host
+	h.begin(key)
+	s.rec.Logf("controller", "reconcile ", key, " (#", strconv.Itoa(h.n), ")")
+	if s.ctl == nil {
+		s.starting = true
+		ctl, err := s.newController(s)
+		if err != nil {
+			s.queue.Done(key)
+			s.trapped(err)
+			s.starting = false
+			return
+		}
+		s.starting = false
+		s.ctl = ctl
+	}
+	s.slept = 0
+	before := s.clock.Now
+	err := s.ctl.reconcile(s.ctx)
+	switch {
+	case err != nil:
+		// The Go runtime pauses on its way down after a panic; a call
+		// that never returned took no time of the world's.
+		s.clock.Now = before
+	case s.slept > 0:
+		s.rec.Logf("controller", "waited ", s.slept.String(), " of virtual time in that call")
+	}
+	s.queue.Done(key)
+	if err != nil {
+		s.ctl = nil // a trapped instance is discarded
+		var trap *sandbox.Trap
+		if errors.As(err, &trap) && errors.Is(trap.Err, errCrash) {
+			// A crashed call returned no error: an earlier one must not
+			// outlive it, or a key whose object the crashed call deleted
+			// (and so never reconciled again) would seem to fail at rest.
+			s.lastErr[key] = ""
+			s.inf.Crashed()
+			s.restart()
+			return
+		}
+		s.trapped(err)
+		return
+	}
+	if r := h.result; r == nil {
+		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
+	} else if s.brokeRules(key, r) {
+		return
+	} else if r.HasError {
+		s.lastErr[key] = text.Clip(r.Text, text.MaxErrorText)
+		d := s.queue.AddRateLimited(key, s.clock.Now)
+		s.rec.Logf("controller", "returned error: ", text.Clip(r.Text, text.MaxTraceText), " (retry in ", d.String(), ")")
+	} else {
+		s.lastErr[key] = ""
+		s.queue.Forget(key)
+		if r.RequeueAfter > 0 {
+			s.queue.AddAfter(key, s.clock.Now, r.RequeueAfter)
+			s.rec.Logf("controller", "done, requeue after ", r.RequeueAfter.String())
+		} else if h.writes == 0 {
+			s.rec.Logf("controller", "done, no writes")
+		}
+	}
+	s.afterReconcile(key)
+}
+
+// afterReconcile delivers the reconcile's own events and injects the
+// faults that happen between reconciles.
+func (s *sim) afterReconcile(key string) {
+	n := strconv.Itoa(s.host.n)
+	if s.inf.Reconciled(func() bool { return s.faults.maybe(verdict.FaultStaleRead) }) {
+		s.noteFault(verdict.FaultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+n+" until after its next reconcile.")
+	}
+	s.Sample(verdict.MarkNone)
+	if s.faults.maybe(verdict.FaultRestart) {
+		s.noteFault(verdict.FaultRestart, "Restarted your controller after reconcile #"+n+" of "+key+": its memory was wiped.")
+		s.restart()
+		return
+	}
+	if s.faults.maybe(verdict.FaultDuplicate) {
+		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+n+".")
+		s.queue.Add(key)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -55,7 +56,7 @@ func TestLearnerFramesNameTheLearnersFile(t *testing.T) {
 	if len(got) != 2 || got[0] != "    at main.Reconcile()" || got[1] != "    at main.helper(mine.go:30)" {
 		t.Fatalf("frames %q", got)
 	}
-	if thousands(5_000_000) != "5,000,000" || thousands(999) != "999" || thousands(1000) != "1,000" {
+	if text.Thousands(5_000_000) != "5,000,000" || text.Thousands(999) != "999" || text.Thousands(1000) != "1,000" {
 		t.Fatal("thousands")
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -137,7 +139,7 @@ func TestRealisticBugsAreCaught(t *testing.T) {
 			exIDs = append(exIDs, f.exercise)
 		}
 	}
-	for _, key := range sortedKeys(escapes) {
+	for _, key := range text.SortedKeys(escapes) {
 		if f, ok := byKey[key]; !ok {
 			t.Errorf("%s lists %s, which is not in the corpus", escapesFile, key)
 		} else if !f.bug {
@@ -176,7 +178,7 @@ func TestRealisticBugsAreCaught(t *testing.T) {
 // judgeCorpusFile judges one file at every seed, one seed after another:
 // the files themselves run side by side. untilEscape stops at the first
 // seed that accepts the file.
-func judgeCorpusFile(eng *Engine, ex *Exercise, f corpusFile, untilEscape bool) *corpusResult {
+func judgeCorpusFile(eng *Engine, ex *exercise.Exercise, f corpusFile, untilEscape bool) *corpusResult {
 	r := &corpusResult{}
 	for _, seed := range corpusSeeds {
 		r.judged++

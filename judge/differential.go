@@ -8,11 +8,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -24,58 +29,7 @@ import (
 // is planned), and the objects left at the end (where the rest of the
 // world did the same to both runs). What a statement leaves free, the
 // exercise declares in tests.yaml (Reference), so correct variants pass.
-// See RATIONALE.md, "The reference solution as an oracle".
-
-// Reference is an exercise's tests.yaml declaration of what its statement
-// leaves to the learner, which the differential oracle does not compare.
-type Reference struct {
-	// Free lists fields as "Kind path" ("Pod metadata.annotations"): the
-	// field and everything under it are not compared. Kind "*" is any
-	// kind; a path segment "*" is any key (an owner reference's key is
-	// "Kind name"). A segment is matched whole.
-	Free []string `json:"free,omitempty"`
-	// Writes is "each" (the default): with no fault planned, each write
-	// and the object it touched must be the reference's, in order; or
-	// "end": the statement leaves the order of writes free, and only the
-	// objects left at the end are compared.
-	Writes string `json:"writes,omitempty"`
-}
-
-// freeField is one parsed Reference.Free entry.
-type freeField struct {
-	kind string
-	path []string
-}
-
-func parseReference(r *Reference) ([]freeField, error) {
-	switch r.Writes {
-	case "", "each", "end":
-	default:
-		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
-	}
-	var out []freeField
-	for _, f := range r.Free {
-		kind, path, ok := strings.Cut(strings.TrimSpace(f), " ")
-		path = strings.TrimSpace(path)
-		if !ok || path == "" || (kind != "*" && ctrl.NewObject(ctrl.Kind(kind)) == nil) {
-			return nil, fmt.Errorf("reference.free: %q is not \"Kind path\" (Kind one of Deployment, Pod, ConfigMap or *)", f)
-		}
-		out = append(out, freeField{kind, strings.Split(path, ".")})
-	}
-	return out, nil
-}
-
-func (f freeField) covers(kind ctrl.Kind, path []string) bool {
-	if f.kind != "*" && f.kind != string(kind) || len(path) < len(f.path) {
-		return false
-	}
-	for i, seg := range f.path {
-		if seg != "*" && seg != path[i] {
-			return false
-		}
-	}
-	return true
-}
+// See RATIONALE.md, "Why the reference solution as an oracle?".
 
 // ---- objects with volatile fields masked
 
@@ -101,7 +55,7 @@ type flatObject struct {
 func (o *flatObject) key() string { return string(o.kind) + "/" + o.ns + "/" + o.name }
 
 // ref names the object in a message.
-func (o *flatObject) ref() string { return string(o.kind) + " " + shown(o.name) }
+func (o *flatObject) ref() string { return string(o.kind) + " " + text.Shown(o.name) }
 
 // maxComparedValue is how much of a value an observation keeps as text;
 // a longer one keeps its start and a digest, so equality still holds.
@@ -112,11 +66,11 @@ const maxComparedValue = 120
 // kind and name, with their uid replaced by whether it is that owner's;
 // finalizers are a set; observedGeneration is told relative to the
 // generation.
-func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObject {
+func flatten(o ctrl.Object, m family.Family, api *cluster.APIServer, free []exercise.FreeField) flatObject {
 	meta := o.GetObjectMeta()
 	fo := flatObject{kind: o.GetObjectKind(), ns: meta.Namespace, name: meta.Name,
 		generated: meta.GenerateName != "" && strings.HasPrefix(meta.Name, meta.GenerateName),
-		words:     clip(describeObject(o, m), maxDetail)}
+		words:     text.Clip(describeObject(o, m), text.MaxDetail)}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return fo
@@ -135,7 +89,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	add := func(value string, path ...string) {
 		if len(value) > maxComparedValue {
 			sum := sha256.Sum256([]byte(value))
-			value = clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
+			value = text.Clip(value, maxComparedValue) + " #" + hex.EncodeToString(sum[:8])
 		}
 		fields = append(fields, field{path, value})
 	}
@@ -154,7 +108,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	for _, r := range meta.OwnerReferences {
 		at := []string{"metadata", "ownerReferences", r.Kind + " " + r.Name}
 		uid := "another object's"
-		if owner := api.get(ctrl.Kind(r.Kind), meta.Namespace, r.Name); owner != nil && owner.GetObjectMeta().UID == r.UID {
+		if owner := api.Get(ctrl.Kind(r.Kind), meta.Namespace, r.Name); owner != nil && owner.GetObjectMeta().UID == r.UID {
 			uid = "the owner's"
 		}
 		add(uid, append(at, "uid")...)
@@ -176,7 +130,7 @@ func flatten(o ctrl.Object, m model, api *apiServer, free []freeField) flatObjec
 	for _, f := range fields {
 		isFree := false
 		for _, fr := range free {
-			isFree = isFree || fr.covers(fo.kind, f.path)
+			isFree = isFree || fr.Covers(fo.kind, f.path)
 		}
 		if !isFree {
 			kept = append(kept, f)
@@ -243,7 +197,7 @@ type observation struct {
 // learner's, to be compared with ref.
 type differential struct {
 	s        *sim
-	free     []freeField
+	free     []exercise.FreeField
 	each     bool         // compare write by write
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -258,7 +212,7 @@ type differential struct {
 // hashChain digests a sequence of strings.
 type hashChain [sha256.Size]byte
 
-func (h *hashChain) add(s string) {
+func (h *hashChain) Add(s string) {
 	x := sha256.New()
 	x.Write(h[:])
 	x.Write([]byte(s))
@@ -283,12 +237,12 @@ func withDifferential(ctx context.Context, d diffContext) context.Context {
 // reference's observation (running the solution first if need be, before
 // the learner's instance exists) and starts watching. It returns nil when
 // the run has no reference to meet.
-func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed uint64) *differential {
+func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *exercise.Test, seed uint64) *differential {
 	dc, _ := ctx.Value(diffKey{}).(diffContext)
 	if dc.ref == nil && dc.sink == nil {
 		return nil
 	}
-	free, _ := parseReference(&ex.Suite.Reference) // validated by ParseSuite
+	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
 		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
 	switch {
@@ -298,7 +252,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		// becomes the reference, with no second run.
 		d.sink = dc.ref.keep(t, seed)
 	default:
-		ref, err := dc.ref.observe(ctx, t, seed)
+		ref, err := dc.ref.Observe(ctx, t, seed)
 		switch {
 		case errors.Is(err, errNotJudged):
 			s.notJudged()
@@ -311,8 +265,8 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 		}
 		d.ref = ref
 	}
-	inner := s.api.watch
-	s.api.watch = func(ev watchEvent) {
+	inner := s.api.Watch
+	s.api.Watch = func(ev cluster.WatchEvent) {
 		d.seen(ev)
 		inner(ev)
 	}
@@ -321,18 +275,18 @@ func (s *sim) startDifferential(ctx context.Context, ex *Exercise, t *Test, seed
 
 // seen takes every change to the cluster: the controller's writes, and
 // what others did (the world the controller answered).
-func (d *differential) seen(ev watchEvent) {
+func (d *differential) seen(ev cluster.WatchEvent) {
 	s := d.s
 	switch {
 	case s.actor == "controller":
-		if ev.Type == evAdded {
+		if ev.Type == cluster.EvAdded {
 			d.made[ev.Object.GetObjectMeta().UID] = true
 		}
 		d.n++
 		if !d.each {
 			return
 		}
-		verb := map[eventType]string{evAdded: "created", evModified: "updated", evDeleted: "deleted"}[ev.Type]
+		verb := map[cluster.EventType]string{cluster.EvAdded: "created", cluster.EvModified: "updated", cluster.EvDeleted: "deleted"}[ev.Type]
 		w := observedWrite{verb, flatten(ev.Object, s.model, s.api, d.free)}
 		if d.ref == nil {
 			d.obs.writes = append(d.obs.writes, w)
@@ -342,7 +296,7 @@ func (d *differential) seen(ev watchEvent) {
 	case s.actor == "gc", s.actor == "kubelet" && d.routine(ev):
 		// Consequences of the controller's writes, not the world's doing.
 	default:
-		line := s.actor + " " + string(ev.Type) + " " + keyOf(ev.Object)
+		line := s.actor + " " + string(ev.Type) + " " + cluster.KeyOf(ev.Object)
 		if p, ok := ev.Object.(*ctrl.Pod); ok && s.actor == "kubelet" {
 			line += " " + string(p.Status.Phase) + " ready=" + strconv.FormatBool(ctrl.IsPodReady(p))
 		} else if s.actor != "user" {
@@ -352,7 +306,7 @@ func (d *differential) seen(ev watchEvent) {
 				line += "\x00" + f.key() + "=" + f.value
 			}
 		}
-		d.world.add(line)
+		d.world.Add(line)
 	}
 }
 
@@ -360,14 +314,14 @@ func (d *differential) seen(ev watchEvent) {
 // (Pending, Running, Ready, at times that follow from the controller's
 // writes) from what happens to the world: any change to a Pod the test
 // made, and a Pod of the controller's that fails or stops being Ready.
-func (d *differential) routine(ev watchEvent) bool {
+func (d *differential) routine(ev cluster.WatchEvent) bool {
 	p, ok := ev.Object.(*ctrl.Pod)
 	if !ok {
 		return false
 	}
 	was := d.ready[p.UID]
 	d.ready[p.UID] = ctrl.IsPodReady(p)
-	return d.made[p.UID] && ev.Type == evModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
+	return d.made[p.UID] && ev.Type == cluster.EvModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
 }
 
 // finish is run.go's hook after a test played: it keeps the reference's
@@ -387,11 +341,8 @@ func (d *differential) finish() {
 			s.ctl.close() // the run is over; its instance is not needed
 			s.ctl = nil
 		}
-		for _, o := range s.api.list(ctrl.KindDeployment) {
-			d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
-		}
-		for _, k := range []ctrl.Kind{ctrl.KindConfigMap, ctrl.KindPod} {
-			for _, o := range s.api.list(k) {
+		for _, k := range endKinds(s.suite.Controller.For) {
+			for _, o := range s.api.List(k) {
 				d.obs.end = append(d.obs.end, flatten(o, s.model, s.api, d.free))
 			}
 		}
@@ -406,8 +357,8 @@ func (d *differential) finish() {
 	msg := d.mismatch
 	if msg == "" && d.each && d.n < len(d.ref.writes) {
 		w := d.ref.writes[d.n]
-		msg = "The reference solution made " + plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
-			strconv.Itoa(d.n) + ". Its " + ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
+		msg = "The reference solution made " + text.Plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
+			strconv.Itoa(d.n) + ". Its " + text.Ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
 	}
 	if msg == "" && d.ref.world == d.obs.world {
 		msg = compareEnd(d.ref.end, d.obs.end)
@@ -422,11 +373,11 @@ func (d *differential) finish() {
 // compareWrite compares the learner's nth write with the reference's.
 func compareWrite(ref []observedWrite, n int, w *observedWrite) string {
 	if n > len(ref) {
-		return "Your " + ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
-			plural(len(ref), "write") + " in this test."
+		return "Your " + text.Ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
+			text.Plural(len(ref), "write") + " in this test."
 	}
 	r := &ref[n-1]
-	head := "Your " + ordinal(n) + " write differs from the reference solution's: "
+	head := "Your " + text.Ordinal(n) + " write differs from the reference solution's: "
 	if r.verb != w.verb || r.obj.key() != w.obj.key() {
 		return head + "the reference " + r.verb + " " + r.obj.words + "; yours " + w.verb + " " + w.obj.words + "."
 	}
@@ -539,7 +490,7 @@ func fieldDiff(ref, got *flatObject) (a, b, more string) {
 	// A missing owner reference or map shows as several missing fields;
 	// one sentence says it.
 	if n := len(diffs) - 1; n > 0 {
-		more = " (and " + plural(n, "other difference") + ")"
+		more = " (and " + text.Plural(n, "other difference") + ")"
 	}
 	return diffs[0][0], diffs[0][1], more
 }
@@ -552,7 +503,7 @@ func presence(f field, mine, theirs []field) (have, hasNot string) {
 	if len(p) != 4 || p[0] != "metadata" || p[1] != "ownerReferences" {
 		return phrase(f, true), phrase(f, false)
 	}
-	owner := shown(p[2])
+	owner := text.Shown(p[2])
 	for _, o := range theirs {
 		if len(o.path) == 4 && o.path[1] == p[1] && o.path[2] == p[2] {
 			return phrase(f, true), "with no " + p[3] + " in its owner reference to " + owner
@@ -582,7 +533,7 @@ func phrase(f field, present bool) string {
 		}
 	}
 	if len(p) == 4 && p[0] == "metadata" && p[1] == "ownerReferences" {
-		owner := shown(p[2])
+		owner := text.Shown(p[2])
 		switch {
 		case !present:
 			return "with no " + last + " in its owner reference to " + owner
@@ -613,7 +564,7 @@ func phrase(f field, present bool) string {
 		if i > 0 {
 			b.WriteString(".")
 		}
-		b.WriteString(shown(seg))
+		b.WriteString(text.Shown(seg))
 	}
 	return pick(present, "with "+b.String()+" "+v, "with no "+b.String())
 }
@@ -622,7 +573,7 @@ func shownValue(v string) string {
 	if v == "" {
 		return `""`
 	}
-	return clip(v, maxComparedValue+20)
+	return text.Clip(v, maxComparedValue+20)
 }
 
 func pick(c bool, a, b string) string {
@@ -647,7 +598,7 @@ var errNotJudged = errors.New("not judged")
 // runs then become the reference.
 type referee struct {
 	e    *Engine
-	ex   *Exercise
+	ex   *exercise.Exercise
 	self bool
 }
 
@@ -660,7 +611,7 @@ type refCall struct {
 // referenceKey identifies a reference run: a solution run depends only
 // on the solution, the suite's setup, the test (its scenario and faults)
 // and the seed.
-func (r *referee) key(t *Test, seed uint64) string {
+func (r *referee) key(t *exercise.Test, seed uint64) string {
 	su := r.ex.Suite
 	setup, err1 := json.Marshal([]any{su.Controller, su.Model, su.World, su.Rules, su.Reference})
 	scenario, err2 := json.Marshal(t)
@@ -668,11 +619,11 @@ func (r *referee) key(t *Test, seed uint64) string {
 		return "" // not a key: run the reference every time
 	}
 	var objs []byte
-	for _, o := range t.objects {
+	for _, o := range t.Parsed {
 		objs = ctrl.AppendObject(objs, o)
 	}
 	for i := range t.Steps {
-		for _, o := range t.Steps[i].objects {
+		for _, o := range t.Steps[i].Parsed {
 			objs = ctrl.AppendObject(objs, o)
 		}
 	}
@@ -681,7 +632,7 @@ func (r *referee) key(t *Test, seed uint64) string {
 
 // keep is the sink of the solution's own runs: each becomes the
 // reference for its test (the last run of a test, if a fault was pinned).
-func (r *referee) keep(t *Test, seed uint64) func(*observation) {
+func (r *referee) keep(t *exercise.Test, seed uint64) func(*observation) {
 	key := r.key(t, seed)
 	return func(o *observation) {
 		if key == "" {
@@ -694,17 +645,17 @@ func (r *referee) keep(t *Test, seed uint64) func(*observation) {
 	}
 }
 
-// observe returns the reference's observation of test t at seed: from
+// Observe returns the reference's observation of test t at seed: from
 // memory, from a concurrent run of the same, from CacheDir, or by running
 // the solution.
-func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+func (r *referee) Observe(ctx context.Context, t *exercise.Test, seed uint64) (*observation, error) {
 	e, key := r.e, r.key(t, seed)
 	if key == "" {
 		return r.run(ctx, t, seed)
 	}
 	for {
 		e.mu.Lock()
-		if o, ok := e.refs.get(key); ok {
+		if o, ok := e.refs.Get(key); ok {
 			e.mu.Unlock()
 			return o, nil
 		}
@@ -742,7 +693,7 @@ func (r *referee) observe(ctx context.Context, t *Test, seed uint64) (*observati
 
 // run runs the solution on test t, as runTest runs any code, keeping
 // what the comparison needs.
-func (r *referee) run(ctx context.Context, t *Test, seed uint64) (*observation, error) {
+func (r *referee) run(ctx context.Context, t *exercise.Test, seed uint64) (*observation, error) {
 	wasm, err := r.e.solutionWasm(ctx, r.ex)
 	if err != nil {
 		return nil, err
@@ -769,7 +720,7 @@ func (r *referee) run(ctx context.Context, t *Test, seed uint64) (*observation, 
 
 // solutionWasm builds an exercise's solution once per engine and keeps
 // it, out of the reach of the learners' builds that share the build cache.
-func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error) {
+func (e *Engine) solutionWasm(ctx context.Context, ex *exercise.Exercise) ([]byte, error) {
 	key := hashOf(string(ex.Solution))
 	e.mu.Lock()
 	w := e.solutions[key]
@@ -798,7 +749,7 @@ func (e *Engine) solutionWasm(ctx context.Context, ex *Exercise) ([]byte, error)
 // otherwise double its cost. Exercises are taken in order while their
 // tests fit in half the memo, so warming never evicts what it warmed.
 // A server calls it once, after Warm, in the background.
-func (e *Engine) WarmReferences(ctx context.Context, exs []*Exercise) {
+func (e *Engine) WarmReferences(ctx context.Context, exs []*exercise.Exercise) {
 	room := maxCachedReferences / 2
 	for _, ex := range exs {
 		n := len(ex.Suite.Tests)
@@ -810,4 +761,12 @@ func (e *Engine) WarmReferences(ctx context.Context, exs []*Exercise) {
 		}
 		e.Judge(ctx, Submission{Exercise: ex, Code: ex.Solution, Mode: verdict.ModeSubmit, Seed: DefaultSeed})
 	}
+}
+
+// endKinds is the order in which the end of a run lists the objects: the
+// controller's own kind first, then every other kind by name.
+func endKinds(own ctrl.Kind) []ctrl.Kind {
+	kinds := slices.DeleteFunc(ctrl.Kinds(), func(k ctrl.Kind) bool { return k == own })
+	slices.Sort(kinds)
+	return append([]ctrl.Kind{own}, kinds...)
 }

@@ -12,7 +12,10 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family/deployment"
 	"ctrljudge/judge/verdict"
 )
 
@@ -49,7 +52,7 @@ func TestDifferentialLearnerFiles(t *testing.T) {
 					name, code = file.Name, file.Data
 				}
 			}
-			var ex *Exercise
+			var ex *exercise.Exercise
 			for _, line := range want {
 				if id, ok := strings.CutPrefix(line, "exercise: "); ok {
 					if ex, err = cat.Find(id); err != nil {
@@ -173,20 +176,20 @@ func pod(name, image string, labels map[string]string, owner *ctrl.Deployment) *
 // flatten masks what differs between two correct runs and keeps what the
 // statement decides.
 func TestFlattenMasksVolatileFields(t *testing.T) {
-	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
-	d, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	api := cluster.NewAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	d, _ := api.Create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
 	a := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
 	a.UID, a.ResourceVersion, a.Generation, a.CreationTimestamp = "uid-9", "42", 3, time.Unix(5, 0)
 	a.Finalizers = []string{"b", "a"}
 	b := pod("web-abcde", "web:v1", map[string]string{"app": "web"}, d.(*ctrl.Deployment))
 	b.Finalizers = []string{"a", "b"}
-	fa, fb := flatten(a, deploymentModel{}, api, nil), flatten(b, deploymentModel{}, api, nil)
+	fa, fb := flatten(a, deployment.Family{}, api, nil), flatten(b, deployment.Family{}, api, nil)
 	if !sameFields(&fa, &fb) {
 		t.Fatalf("volatile fields compared:\n%v\n%v", fa.fields, fb.fields)
 	}
 	// The owner's uid is compared by whether it is the owner's.
 	b.OwnerReferences[0].UID = "uid-77"
-	fb = flatten(b, deploymentModel{}, api, nil)
+	fb = flatten(b, deployment.Family{}, api, nil)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with an owner reference to Deployment web that carries the owner's uid" ||
 		y != "with an owner reference to Deployment web that carries another object's uid" {
 		t.Fatalf("uid: %q / %q", x, y)
@@ -195,36 +198,36 @@ func TestFlattenMasksVolatileFields(t *testing.T) {
 	b.OwnerReferences[0].UID = a.OwnerReferences[0].UID
 	b.OwnerReferences[0].BlockOwnerDeletion = false
 	b.Annotations = map[string]string{"x": "y"}
-	free, err := parseReference(&Reference{Free: []string{"Pod metadata.annotations", "* metadata.ownerReferences.*.blockOwnerDeletion"}})
+	free, err := exercise.ParseReference(&exercise.Reference{Free: []string{"Pod metadata.annotations", "* metadata.ownerReferences.*.blockOwnerDeletion"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fa, fb = flatten(a, deploymentModel{}, api, free), flatten(b, deploymentModel{}, api, free)
+	fa, fb = flatten(a, deployment.Family{}, api, free), flatten(b, deployment.Family{}, api, free)
 	if !sameFields(&fa, &fb) {
 		t.Fatalf("free fields compared: %v", fb.fields)
 	}
-	fa, fb = flatten(a, deploymentModel{}, api, free[:1]), flatten(b, deploymentModel{}, api, free[:1])
+	fa, fb = flatten(a, deployment.Family{}, api, free[:1]), flatten(b, deployment.Family{}, api, free[:1])
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with blockOwnerDeletion true in its owner reference to Deployment web" ||
 		y != "with blockOwnerDeletion false in its owner reference to Deployment web" {
 		t.Fatalf("blockOwnerDeletion: %q / %q", x, y)
 	}
 	// What the statement decides is compared, and worded.
 	b.OwnerReferences = nil
-	fb = flatten(b, deploymentModel{}, api, free)
+	fb = flatten(b, deployment.Family{}, api, free)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with Deployment web as its controller" || y != "with no owner reference to Deployment web" {
 		t.Fatalf("owner: %q / %q", x, y)
 	}
 	b.OwnerReferences = a.OwnerReferences
 	b.Labels = nil
-	fb = flatten(b, deploymentModel{}, api, free)
+	fb = flatten(b, deployment.Family{}, api, free)
 	if x, y, _ := fieldDiff(&fa, &fb); x != "with label app=web" || y != "with no label app" {
 		t.Fatalf("labels: %q / %q", x, y)
 	}
 }
 
 func TestParseReferenceRefusesBadDeclarations(t *testing.T) {
-	for _, r := range []Reference{{Writes: "some"}, {Free: []string{"metadata.labels"}}, {Free: []string{"Service spec"}}} {
-		if _, err := parseReference(&r); err == nil {
+	for _, r := range []exercise.Reference{{Writes: "some"}, {Free: []string{"metadata.labels"}}, {Free: []string{"Service spec"}}} {
+		if _, err := exercise.ParseReference(&r); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
 	}
@@ -234,13 +237,13 @@ func TestParseReferenceRefusesBadDeclarations(t *testing.T) {
 // seed) are the same object when their fields are; what is left is told
 // as a difference.
 func TestCompareEndMatchesByContent(t *testing.T) {
-	api := newAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
-	o, _ := api.create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
+	api := cluster.NewAPIServer(nil, func() time.Time { return time.Unix(100, 0) })
+	o, _ := api.Create(&ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: "web", Namespace: "default"}}, false)
 	d := o.(*ctrl.Deployment)
 	flat := func(ps ...*ctrl.Pod) []flatObject {
 		var out []flatObject
 		for _, p := range ps {
-			out = append(out, flatten(p, deploymentModel{}, api, nil))
+			out = append(out, flatten(p, deployment.Family{}, api, nil))
 		}
 		return out
 	}
@@ -280,7 +283,7 @@ func TestWarmReferencesServeTheFirstSubmission(t *testing.T) {
 		defer eng.mu.Unlock()
 		return len(eng.refs.m)
 	}
-	eng.WarmReferences(context.Background(), []*Exercise{ex})
+	eng.WarmReferences(context.Background(), []*exercise.Exercise{ex})
 	warmed := memo()
 	if want := len(ex.Suite.Tests) + ex.Suite.Generate.Scenarios; warmed != want {
 		t.Fatalf("warming kept %d reference runs, want one per test (%d)", warmed, want)

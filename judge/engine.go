@@ -15,13 +15,15 @@ import (
 	"sync"
 	"time"
 
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
 
 // EngineVersion is recorded with every verdict; bump it when a change can
-// alter verdicts.
-const EngineVersion = "ctrljudge-17" // 17: every step of the whole module is metered (the runtime and library too), budgets of 1,000,000 steps a Reconcile and 10,000,000 a test, and waiting moves the virtual clock; a build is refused on its source (sandbox/limits.go: constant strings, literals, types, generic code), and one a kernel limit stops is not judged instead of a compile error; 16: the wire codec reads lengths and numbers without varints and an object's kind as one byte, and a decoded object's small slices share one allocation (the learner's module's memory use and addresses change, and sizes quoted from the wire are smaller); 15: the SDK decodes a reply where the judge wrote it, not from a copy, and its module takes no memory-profile samples (its memory use and addresses change); 14: the SDK starts with a span cached for each small size class (a module holds about 1 MiB more of its 64 MiB at start), and decodes with fewer allocations; 13: a module reads one fixed stream of random bytes and a monotonic clock that starts with it, so map order and math/rand no longer follow the instant it starts at; its stack starts grown; 12: an object that starts out being deleted says so in the trace and in the reference oracle's words; 11: the SDK cuts a message's strings from one copy (fewer allocations in the learner's module, so its memory use and addresses change); 10: the server-error fault and swallowed_error; 9: room is kept for every later test in the verdict budget; 173's conflict-on-release test expects no write list; 8: named tests for each object kind generated scenarios draw (template labels beyond the selector, a 172 Deployment with no Pods or being deleted, other template annotations in 174); 7: new named tests in 171 and 173 (terminating Deployment, maxUnavailable 2, an unready Pod, a registry without data, a conflict on the finalizer's removal); 6: generated scenarios in submit mode; 5: 174's other writer may scale; 4: the reference solution as an oracle; 3: rules per call, others' metadata, real conflicts, pinned faults; 2: work is counted in steps, not seconds
+// alter verdicts, and say what changed in ENGINES.md.
+const EngineVersion = "ctrljudge-18"
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
@@ -40,7 +42,7 @@ type Options struct {
 	// optimizing compiler instead of its interpreter. The interpreter is
 	// the default: a learner's module is new code that runs for well under
 	// a second, and compiling it costs more than interpreting it saves
-	// (see RATIONALE.md for the figures).
+	// (RATIONALE.md, "Why an interpreter, not a compiler?").
 	Compiler bool
 	// Progress, if set, hears of slow one-time preparation: the first use
 	// of a Go version compiles its standard library for WebAssembly.
@@ -58,7 +60,7 @@ type Options struct {
 
 // Submission is one piece of learner code to judge.
 type Submission struct {
-	Exercise *Exercise
+	Exercise *exercise.Exercise
 	Code     []byte
 	FileName string // shown in diagnostics; never used as a path
 	Mode     verdict.Mode
@@ -91,7 +93,7 @@ type Engine struct {
 	warmed bool
 
 	mu        sync.Mutex
-	generated map[generatedKey][]*Test // generatedTests' scenarios, the same for every submission at a seed
+	generated map[generatedKey][]*exercise.Test // generatedTests' scenarios, the same for every submission at a seed
 	builds    *lru[[]byte]
 	verdicts  *lru[*verdict.Verdict]
 	inflight  map[string]*buildCall
@@ -139,7 +141,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	return &Engine{builder: b, rt: rt, cacheDir: opts.CacheDir, goVer: goVer, progress: opts.Progress,
 		builds: newLRU[[]byte](maxCachedBuilds), verdicts: newLRU[*verdict.Verdict](maxCachedVerdicts),
-		inflight: map[string]*buildCall{}, generated: map[generatedKey][]*Test{},
+		inflight: map[string]*buildCall{}, generated: map[generatedKey][]*exercise.Test{},
 		solutions: map[string][]byte{}, refs: newLRU[*observation](maxCachedReferences), refCalls: map[string]*refCall{}}, nil
 }
 
@@ -193,9 +195,6 @@ func (e *Engine) Warm(ctx context.Context) error {
 	// once per Go version and SDK, and kept in CacheDir for later runs.
 	err := e.warmStd(ctx)
 	if err == nil {
-		err = e.warmLinker(ctx)
-	}
-	if err == nil {
 		err = e.builder.Prepare(ctx, program([]byte(warmUp), "warmup.go"))
 	}
 	e.warmed = err == nil
@@ -228,29 +227,6 @@ func (e *Engine) warmStd(ctx context.Context) error {
 	return nil
 }
 
-// warmLinker has learners' builds link with the linker whose heap starts
-// in huge pages, where the host gives them only on request (sandbox
-// linker.go): built once per Go version into the user's cache folder,
-// beside warmStd's stamp. Should that fail, the toolchain's linker links,
-// and the progress writer says why.
-func (e *Engine) warmLinker(ctx context.Context) error {
-	if e.noStdWarm {
-		return nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return nil
-	}
-	err = e.builder.WarmLinker(ctx, filepath.Join(dir, "ctrljudge"), e.progress)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	if err != nil && e.progress != nil {
-		fmt.Fprintf(e.progress, "The toolchain's own linker links learners' modules: %v\n", err)
-	}
-	return nil
-}
-
 // build compiles code to wasm once per content: concurrent and repeated
 // requests share the result, in memory and in CacheDir.
 func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byte, bool, error) {
@@ -259,7 +235,7 @@ func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byt
 	}
 	key := hashOf(EngineVersion, e.goVer, string(code), fileName)
 	e.mu.Lock()
-	if w, ok := e.builds.get(key); ok {
+	if w, ok := e.builds.Get(key); ok {
 		e.mu.Unlock()
 		return w, true, nil
 	}
@@ -321,16 +297,16 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 
 	faultKey := "planned"
 	if s.SetFaults {
-		faultKey = "set:" + joinNames(s.Faults, ",")
+		faultKey = "set:" + text.JoinNames(s.Faults, ",")
 		for _, f := range s.Faults {
 			if !slices.Contains(verdict.Faults, f) {
-				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+joinNames(verdict.Faults, ", ")+")", progress)
+				return e.internal(v, "no fault class "+strconv.Quote(string(f))+" (known: "+text.JoinNames(verdict.Faults, ", ")+")", progress)
 			}
 		}
 	}
 	vkey := hashOf(EngineVersion, e.goVer, s.Exercise.Version, string(s.Mode), strconv.FormatUint(s.Seed, 10), s.Only, faultKey, s.FileName, string(s.Code), string(s.Scenario))
 	e.mu.Lock()
-	cachedV, ok := e.verdicts.get(vkey)
+	cachedV, ok := e.verdicts.Get(vkey)
 	e.mu.Unlock()
 	if ok {
 		out := *cachedV
@@ -374,9 +350,9 @@ func (e *Engine) Judge(ctx context.Context, s Submission) *verdict.Verdict {
 	defer e.rt.Release(mod) // every instance of it is made before Judge returns
 	v.Timings.Cached = buildCached
 
-	var tests []*Test
+	var tests []*exercise.Test
 	if s.Scenario != nil {
-		t, err := ParseScenario("the scenario", s.Scenario)
+		t, err := exercise.ParseScenario("the scenario", s.Scenario, Checks)
 		if err != nil {
 			return e.internal(v, err.Error(), progress)
 		}
@@ -461,7 +437,7 @@ func (e *Engine) internal(v *verdict.Verdict, msg string, progress func(verdict.
 // generatedKey names a submission's generated scenarios: a suite's, at a
 // seed, all or the one named.
 type generatedKey struct {
-	suite *Suite
+	suite *exercise.Suite
 	seed  uint64
 	only  string
 }
@@ -473,7 +449,7 @@ const maxCachedGenerated = 256
 // generatedTests returns generatedTests(suite, seed, only), made once:
 // making them renders and parses each scenario's manifests, and tests
 // are only read while they run, by any number of judgements at once.
-func (e *Engine) generatedTests(suite *Suite, seed uint64, only string) []*Test {
+func (e *Engine) generatedTests(suite *exercise.Suite, seed uint64, only string) []*exercise.Test {
 	k := generatedKey{suite, seed, only}
 	e.mu.Lock()
 	tests, ok := e.generated[k]
@@ -500,7 +476,7 @@ type lru[V any] struct {
 
 func newLRU[V any](max int) *lru[V] { return &lru[V]{max: max, m: map[string]V{}} }
 
-func (l *lru[V]) get(k string) (V, bool) {
+func (l *lru[V]) Get(k string) (V, bool) {
 	v, ok := l.m[k]
 	if ok {
 		l.touch(k)

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"ctrljudge/judge/exercise"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -53,12 +54,12 @@ func TestStaleMutantPatchIsReported(t *testing.T) {
 		b, _ := readBuiltin(dir + m.File)
 		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
 	}
-	if _, err := LoadCatalog(fsys); err != nil {
+	if _, err := exercise.LoadCatalog(fsys, Checks); err != nil {
 		t.Fatalf("a copy of 171 does not load: %v", err)
 	}
 	sol := fsys["ch/ex/solution.go"].Data
 	fsys["ch/ex/solution.go"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(string(sol), "\treturn", "\t// changed\n\treturn"))}
-	_, err := LoadCatalog(fsys)
+	_, err := exercise.LoadCatalog(fsys, Checks)
 	if err == nil || !strings.Contains(err.Error(), ".patch") || !strings.Contains(err.Error(), "no longer applies") {
 		t.Fatalf("a stale patch: %v", err)
 	}

@@ -2,8 +2,12 @@ package judge
 
 import (
 	"math/rand/v2"
-	"strings"
+	"slices"
+	"strconv"
 
+	"ctrljudge/judge/cluster"
+	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -168,8 +172,8 @@ func (p *faultPlan) maybeServerError(call string, busy bool) bool {
 	return fire
 }
 
-// note writes down a fault that fired.
-func (p *faultPlan) note(words string) { p.log = append(p.log, words) }
+// Note writes down a fault that fired.
+func (p *faultPlan) Note(words string) { p.log = append(p.log, words) }
 
 // classes are the classes that fired, in verdict.Faults order.
 func (p *faultPlan) classes() []verdict.Fault {
@@ -180,18 +184,6 @@ func (p *faultPlan) classes() []verdict.Fault {
 		}
 	}
 	return out
-}
-
-// joinNames is strings.Join for faults and other named strings.
-func joinNames[T ~string](xs []T, sep string) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(string(x))
-	}
-	return b.String()
 }
 
 // repin decides what the next run of a test that passed fixes in its
@@ -222,7 +214,7 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	}
 	if p := s.faults; p.planned[verdict.FaultServerError] && !pins.triedServer {
 		pins.triedServer = true
-		for _, call := range sortedKeys(p.serverCalls) {
+		for _, call := range text.SortedKeys(p.serverCalls) {
 			if n := p.serverCalls[call]; !p.serverHit[call] {
 				pins.serverAt[call] = rng.IntN(n)
 			}
@@ -230,4 +222,144 @@ func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 		return len(pins.serverAt) > 0
 	}
 	return false
+}
+
+// crashAfterWrite is the crash-after-write fault: the controller's
+// process dies right after the API server stored one of its writes, and
+// the call never returns.
+func crashAfterWrite(s *sim) interceptor {
+	return writes(func(next callFunc, c *ctrl.Call) (ctrl.Reply, error) {
+		r, err := next(c)
+		if !stored(r, err) {
+			return r, err
+		}
+		h, w := s.host, s.host.last
+		if h.crashOpp >= 0 {
+			// A crash after the previous write would have cut this call in two.
+			s.faults.midCall = append(s.faults.midCall, h.crashOpp)
+			h.crashOpp = -1
+		}
+		if s.faults.on {
+			h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
+		}
+		if s.faults.maybe(verdict.FaultCrashAfter) {
+			s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+text.Ordinal(h.writes)+" write in reconcile #"+
+				strconv.Itoa(h.n)+" ("+w.verb+" "+string(w.kind)+" "+w.name+"), then restarted it.")
+			return ctrl.Reply{}, errCrash
+		}
+		return r, err
+	})
+}
+
+// conflicts is the conflict fault, on updates: another writer changes the
+// object first (raceAhead). It acts at most once per call, so a retry
+// within the call meets the state it left.
+func conflicts(s *sim) interceptor {
+	update := func(next callFunc, c *ctrl.Call) (ctrl.Reply, error) {
+		h := s.host
+		m := c.Object.GetObjectMeta()
+		if cur := s.api.Get(c.Object.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
+			s.raceAhead(cur, verbs[c.Op])
+			h.raced, h.racing = true, true
+			defer func() { h.racing = false }()
+		}
+		return next(c)
+	}
+	return interceptor{Update: update, UpdateStatus: update}
+}
+
+// serverErrors is the server-error fault, on every API call: the API
+// server fails it for a moment, having read or written nothing. A call
+// that is answered again later clears its name from those the rule on
+// passing errors on waits for.
+func serverErrors(s *sim) interceptor {
+	f := func(next callFunc, c *ctrl.Call) (ctrl.Reply, error) {
+		name, _ := apiCallName(c)
+		if e := s.serverError(c, name); e != nil {
+			return ctrl.Reply{Err: e}, nil
+		}
+		s.host.unanswered = slices.DeleteFunc(s.host.unanswered, func(n string) bool { return n == name })
+		return next(c)
+	}
+	return interceptor{Get: f, List: f, Create: f, Update: f, UpdateStatus: f, Delete: f}
+}
+
+// serverError is the server-error fault: the API server fails the call
+// named name, of kind op, for a moment, having read or written nothing.
+// It returns nil when the fault does not fire.
+func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
+	h := s.host
+	if !s.faults.maybeServerError(callKind(c), h.serverErred) {
+		return nil
+	}
+	h.serverErred = true
+	if !slices.Contains(h.unanswered, name) {
+		h.unanswered = append(h.unanswered, name)
+	}
+	// The two answers alternate, so that a controller that tells one
+	// transient error from another meets both.
+	e := cluster.APIErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
+	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
+		e = cluster.APIErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
+	}
+	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
+		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
+	s.rec.Logf("controller", name, " → ", e.Reason, ": ", e.Message)
+	return e
+}
+
+// The conflict fault's other writer marks the objects it changes with a
+// label or an annotation of its own.
+const (
+	otherLabel      = "other-writer.example.com/edit"
+	otherAnnotation = "other-writer.example.com/note"
+)
+
+// raceAhead is the conflict fault: another writer changes cur, the object
+// the controller is about to update, so the update, based on the version
+// the controller read, meets the API server's real 409 Conflict. The
+// change reaches the controller's cache at once, as a real informer's
+// would within milliseconds, so reading again and retrying works; copying
+// the new resourceVersion onto the old copy erases the change.
+func (s *sim) raceAhead(cur ctrl.Object, verb string) {
+	next := ctrl.DeepCopy(cur)
+	m := next.GetObjectMeta()
+	n := strconv.Itoa(s.faults.fired[verdict.FaultConflict])
+	var what string
+	edits := 2
+	d, isDeployment := next.(*ctrl.Deployment)
+	if isDeployment && slices.Contains(s.suite.ConflictEdits, "replicas") {
+		edits++
+	}
+	switch e := s.rng.IntN(edits); {
+	case e == 2:
+		d.Spec.Replicas++
+		what = "scaled it to " + text.Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
+	case e == 0:
+		if m.Labels == nil {
+			m.Labels = map[string]string{}
+		}
+		m.Labels[otherLabel] = "edit-" + n
+		what = "set the label " + otherLabel + "=edit-" + n
+	default:
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		m.Annotations[otherAnnotation] = "edit " + n
+		what = "set the annotation " + otherAnnotation + "=\"edit " + n + "\""
+	}
+	var after ctrl.Object
+	var err *ctrl.StatusError
+	s.withActor(cluster.OtherWriter, func() { after, err = s.api.Update(next, false) })
+	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
+	if err != nil {
+		s.rec.Logf(cluster.OtherWriter, "could not change ", kind, " ", name, ": ", err.Message)
+		return
+	}
+	s.rec.Logf(cluster.OtherWriter, "changed ", kind, " ", name, ": it ", what)
+	s.inf.Deliver(s.notify)
+	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
+		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+
+		"). Your "+verb+" was based on the version you read, so the API server refuses it with 409 Conflict; writing your old copy "+
+		"with the new resourceVersion would erase that change.")
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -33,7 +34,7 @@ func compile(t *testing.T, eng *Engine, code []byte, file string) *sandbox.Modul
 
 // runGenerated runs every generated scenario of ex at each seed, at most
 // GOMAXPROCS at once, and returns the failures' descriptions by seed.
-func runGenerated(eng *Engine, mod *sandbox.Module, ex *Exercise, seeds []uint64, file string) map[uint64][]string {
+func runGenerated(eng *Engine, mod *sandbox.Module, ex *exercise.Exercise, seeds []uint64, file string) map[uint64][]string {
 	var mu sync.Mutex
 	out := map[uint64][]string{}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -160,16 +161,16 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 		t.Fatalf("want a shrunk generated scenario first, got %+v", first)
 	}
 	orig := generatedTests(ex.Suite, 3, first.Name)[0]
-	sc, err := ParseScenario("printed", []byte(first.Scenario))
+	sc, err := exercise.ParseScenario("printed", []byte(first.Scenario), Checks)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, first.Scenario)
 	}
 	if sc.YAML() != first.Scenario {
 		t.Fatalf("parsed back, it prints otherwise:\n%s\nvs\n%s", sc.YAML(), first.Scenario)
 	}
-	if size := func(t *Test) int { return len(t.Steps) + len(t.objects) + len(t.Faults) }; size(sc) >= size(orig) {
+	if size := func(t *exercise.Test) int { return len(t.Steps) + len(t.Parsed) + len(t.Faults) }; size(sc) >= size(orig) {
 		t.Errorf("not shrunk: %d steps, %d objects, %d faults (from %d, %d, %d)",
-			len(sc.Steps), len(sc.objects), len(sc.Faults), len(orig.Steps), len(orig.objects), len(orig.Faults))
+			len(sc.Steps), len(sc.Parsed), len(sc.Faults), len(orig.Steps), len(orig.Parsed), len(orig.Faults))
 	}
 	// Replayed alone, at another seed: its own seed makes the same run.
 	rv, _ := judgeIt(Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 99, Scenario: []byte(first.Scenario)})
@@ -184,13 +185,13 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 	i := strings.Index(string(src), "\ntests:\n") + len("\ntests:") // as the first test
 
 	pasted := string(src[:i]) + "\n" + strings.TrimSuffix(first.Scenario, "\n") + string(src[i:])
-	s, err := ParseSuite("tests.yaml", []byte(pasted))
+	s, err := exercise.ParseSuite("tests.yaml", []byte(pasted), Checks)
 	if err != nil {
 		t.Fatalf("pasted: %v", err)
 	}
 	pt := s.Tests[0]
 	mod := compile(t, eng, code, "bug.go")
-	if r := runTest(context.Background(), startWasm(eng.rt, mod), &Exercise{Number: 171, Slug: ex.Slug, Suite: s}, pt, 5, "bug.go"); r.Oracle != first.Oracle || r.Message != first.Message {
+	if r := runTest(context.Background(), startWasm(eng.rt, mod), &exercise.Exercise{Number: 171, Slug: ex.Slug, Suite: s}, pt, 5, "bug.go"); r.Oracle != first.Oracle || r.Message != first.Message {
 		t.Fatalf("pasted and run: %s: %s\nwant %s: %s", r.Oracle, r.Message, first.Oracle, first.Message)
 	}
 }
@@ -198,12 +199,12 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 func TestGenerateBlockIsChecked(t *testing.T) {
 	y := "controller: {for: Deployment}\nmodel: deployment\ngenerate: {scenarios: 2, stepKinds: [scale, config-edit]}\n" +
 		"tests:\n- name: t\n  sample: true\n  objects: \"\"\n"
-	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), `"config-edit" is none of the deployment model's: scale (change a Deployment's replicas)`) {
+	if _, err := exercise.ParseSuite("t.yaml", []byte(y), Checks); err == nil || !strings.Contains(err.Error(), `"config-edit" is none of the deployment model's: scale (change a Deployment's replicas)`) {
 		t.Fatalf("err = %v", err)
 	}
 	y = strings.Replace(y, "name: t\n", "name: generated 1\n", 1)
 	y = strings.Replace(y, ", config-edit", "", 1)
-	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "kept for generated scenarios") {
+	if _, err := exercise.ParseSuite("t.yaml", []byte(y), Checks); err == nil || !strings.Contains(err.Error(), "kept for generated scenarios") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -232,7 +233,7 @@ func TestGenerationIsSeeded(t *testing.T) {
 // same ones, which are those generatedTests makes.
 func TestEngineKeepsGeneratedScenarios(t *testing.T) {
 	ex := exercise171(t)
-	e := &Engine{generated: map[generatedKey][]*Test{}}
+	e := &Engine{generated: map[generatedKey][]*exercise.Test{}}
 	first := e.generatedTests(ex.Suite, 3, "")
 	again := e.generatedTests(ex.Suite, 3, "")
 	made := generatedTests(ex.Suite, 3, "")

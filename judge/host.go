@@ -2,11 +2,11 @@ package judge
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -29,12 +29,14 @@ type host struct {
 	// with a Conflict, for the rule that a lost write is not success.
 	conflicted []string
 	raced      bool // the conflict fault's other writer acted in this call
+	racing     bool // ... and in the write under way
 	// unanswered names the API calls of this call that failed with a
 	// server error and were not made again with an answer, for the rule
 	// that a failure is passed on.
 	unanswered  []string
 	serverErred bool       // a server error failed one of this call's API calls
 	crashOpp    int        // the crash-after-write opportunity of the last stored write, or -1
+	last        lastWrite  // the last write the API server stored
 	result      *ctrl.Call // what Reconcile returned, once it reports it
 
 	traffic int // bytes of calls and replies, against maxTrafficBytes
@@ -72,36 +74,26 @@ func (h *host) HandleCall(op uint32, msg []byte) ([]byte, error) {
 		return nil, err
 	}
 	var r ctrl.Reply
-	if name, ok := apiCallName(&c); ok {
-		if e := s.serverError(&c, name); e != nil {
-			r.Err = e
-			return h.reply(c.Op, &r)
+	if call := s.client.verb(c.Op); call != nil {
+		var stop error
+		if r, stop = call(&c); stop != nil {
+			return nil, stop
 		}
-		h.unanswered = slices.DeleteFunc(h.unanswered, func(n string) bool { return n == name })
+		return h.reply(c.Op, &r)
 	}
 	switch c.Op {
 	case ctrl.OpRequest:
 		ns, name, _ := strings.Cut(h.key, "/")
 		r.Request = ctrl.Request{NamespacedName: ctrl.NamespacedName{Namespace: ns, Name: name}}
 	case ctrl.OpNow:
-		r.Now = s.clock.time()
+		r.Now = s.clock.Time()
 	case ctrl.OpLog:
-		s.rec.out.WriteString(c.Text)
-		s.rec.out.WriteString("\n")
+		s.rec.Out.WriteString(c.Text)
+		s.rec.Out.WriteString("\n")
 	case ctrl.OpResult:
 		h.result = &c
 	case ctrl.OpTooLarge:
 		r = h.tooLarge(c)
-	case ctrl.OpGet:
-		r = s.inf.get(c)
-	case ctrl.OpList:
-		r = s.inf.list(c)
-	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus, ctrl.OpDelete:
-		var stop error
-		r, stop = s.write(c)
-		if stop != nil {
-			return nil, stop
-		}
 	}
 	return h.reply(c.Op, &r)
 }
@@ -127,18 +119,18 @@ func callKind(c *ctrl.Call) string {
 func apiCallName(c *ctrl.Call) (string, bool) {
 	switch c.Op {
 	case ctrl.OpGet:
-		return "Get of " + string(c.Kind) + " " + shown(c.Key.Name), true
+		return "Get of " + string(c.Kind) + " " + text.Shown(c.Key.Name), true
 	case ctrl.OpList:
 		return "List of " + string(c.Kind) + "s", true
 	case ctrl.OpDelete:
-		return "delete of " + string(c.Kind) + " " + shown(c.Key.Name), true
+		return "delete of " + string(c.Kind) + " " + text.Shown(c.Key.Name), true
 	case ctrl.OpCreate, ctrl.OpUpdate, ctrl.OpUpdateStatus:
 		m := c.Object.GetObjectMeta()
 		name := m.Name
 		if name == "" {
 			name = m.GenerateName + "…"
 		}
-		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + shown(name), true
+		return verbs[c.Op] + " of " + string(c.Object.GetObjectKind()) + " " + text.Shown(name), true
 	}
 	return "", false
 }

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -27,9 +29,9 @@ func TestHostAnswersRequestAndNow(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("request: %q, %v; want %q", got, err, want)
 	}
-	s.clock.advanceTo(90 * time.Second)
+	s.clock.AdvanceTo(90 * time.Second)
 	got, _ = h.HandleCall(uint32(ctrl.OpNow), nil)
-	if want := ctrl.AppendReply(nil, ctrl.OpNow, &ctrl.Reply{Now: epoch.Add(90 * time.Second)}); !bytes.Equal(got, want) {
+	if want := ctrl.AppendReply(nil, ctrl.OpNow, &ctrl.Reply{Now: cluster.Epoch.Add(90 * time.Second)}); !bytes.Equal(got, want) {
 		t.Fatal("now is not the virtual clock's")
 	}
 	// Both calls had empty messages: the traffic is their replies.
@@ -89,7 +91,7 @@ func TestHostBeginCountsReconciles(t *testing.T) {
 func TestHostBoundsTrafficPerTest(t *testing.T) {
 	s, h := newTestHost(t)
 	h.begin("default/web")
-	h.traffic = maxTrafficBytes - 1
+	h.traffic = text.MaxTrafficBytes - 1
 	if _, err := h.HandleCall(uint32(ctrl.OpNow), nil); !errors.Is(err, errStop) {
 		t.Fatalf("a reply past the traffic budget: %v", err)
 	}

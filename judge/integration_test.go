@@ -16,6 +16,9 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"ctrljudge/exercises"
+	"ctrljudge/judge/cluster"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 )
 
@@ -40,16 +43,16 @@ func engine(t *testing.T) *Engine {
 	return testEngine
 }
 
-func catalog(t *testing.T) *Catalog {
+func catalog(t *testing.T) *exercise.Catalog {
 	t.Helper()
-	c, err := LoadCatalog(exercises.FS)
+	c, err := exercise.LoadCatalog(exercises.FS, Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func exercise171(t *testing.T) *Exercise {
+func exercise171(t *testing.T) *exercise.Exercise {
 	ex, err := catalog(t).Find("171")
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +92,7 @@ func TestLearnerFiles(t *testing.T) {
 			ex := ex
 			if bytes.Contains(want, []byte("\nrules: none\n")) || bytes.HasPrefix(want, []byte("rules: none\n")) {
 				cp, suite := *ex, *ex.Suite
-				suite.Rules = Rules{}
+				suite.Rules = exercise.Rules{}
 				cp.Suite = &suite
 				ex = &cp
 			}
@@ -130,7 +133,7 @@ func TestLearnerFiles(t *testing.T) {
 						t.Errorf("verdict of %d bytes, more than %d", len(b), max)
 					}
 				case "output-truncated":
-					if !first.OutputTruncated || len(first.Output) > maxOutputBytes {
+					if !first.OutputTruncated || len(first.Output) > cluster.MaxOutputBytes {
 						t.Errorf("output of %d bytes, truncated=%v", len(first.Output), first.OutputTruncated)
 					}
 				case "any-message":
@@ -141,9 +144,9 @@ func TestLearnerFiles(t *testing.T) {
 				case "diagnostic":
 					found := false
 					for _, d := range v.Diagnostics {
-						s := d.File + ":" + itoa(int32(d.Line))
+						s := d.File + ":" + text.Itoa(int32(d.Line))
 						if d.Column > 0 {
-							s += ":" + itoa(int32(d.Column))
+							s += ":" + text.Itoa(int32(d.Column))
 						}
 						if strings.HasPrefix(s+": "+d.Message, val) {
 							found = true
@@ -186,7 +189,7 @@ func TestExercisesPassTheirCheck(t *testing.T) {
 func TestCheckCatchesAMutantThatPasses(t *testing.T) {
 	eng := engine(t)
 	ex := *exercise171(t)
-	ex.Mutants = []Mutant{{Name: "not-a-bug", Code: ex.Solution, Expect: "safety"}}
+	ex.Mutants = []exercise.Mutant{{Name: "not-a-bug", Code: ex.Solution, Expect: "safety"}}
 	r := eng.Check(context.Background(), &ex)
 	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "mutant not-a-bug passes every test but must fail") {
 		t.Fatalf("problems: %q", r.Problems)

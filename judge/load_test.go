@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -45,7 +46,7 @@ func hogCPU() (stop func()) {
 
 // judgeFresh judges code with an engine of its own: no cached build or
 // verdict carries over from another run.
-func judgeFresh(t *testing.T, ex *Exercise, code []byte, mode verdict.Mode) *verdict.Verdict {
+func judgeFresh(t *testing.T, ex *exercise.Exercise, code []byte, mode verdict.Mode) *verdict.Verdict {
 	t.Helper()
 	eng, err := NewEngine(Options{})
 	if err != nil {
@@ -72,7 +73,7 @@ func learnerFixture(t *testing.T, name string) []byte {
 
 // slowButCorrect is 171's reference solution with 300,000 cheap steps
 // of busywork at the top of every Reconcile: slow, but inside the budget.
-func slowButCorrect(t *testing.T, ex *Exercise) []byte {
+func slowButCorrect(t *testing.T, ex *exercise.Exercise) []byte {
 	t.Helper()
 	sol := string(ex.Solution)
 	const head = "(ctrl.Result, error) {\n"

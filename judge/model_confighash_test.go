@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family/confighash"
 	"ctrljudge/judge/verdict"
 )
 
@@ -31,12 +33,12 @@ func TestConfigHashDefinition(t *testing.T) {
 			"0cb5b402911d032b6c687d013b255895e836386a4d0d81b0fec64b91f480ba93"},
 	}
 	for _, c := range cases {
-		if got := configHash(c.data); got != c.want {
+		if got := confighash.ConfigHash(c.data); got != c.want {
 			t.Errorf("configHash(%v) = %s, want %s", c.data, got, c.want)
 		}
 	}
 	// The newline keeps a value from running into the next key.
-	if configHash(map[string]string{"a": "1b=2"}) == configHash(map[string]string{"a": "1", "b": "2"}) {
+	if confighash.ConfigHash(map[string]string{"a": "1b=2"}) == confighash.ConfigHash(map[string]string{"a": "1", "b": "2"}) {
 		t.Error("{a: 1b=2} and {a: 1, b: 2} hash alike")
 	}
 }
@@ -81,7 +83,7 @@ func hashWorld() string {
 		hashDeployment("batch", "", "set-by-hand")
 }
 
-func hashSuite(t *testing.T, objects, steps, faults, expect string) *Exercise {
+func hashSuite(t *testing.T, objects, steps, faults, expect string) *exercise.Exercise {
 	t.Helper()
 	return suiteWith(t, "{for: Deployment, watches: [ConfigMap]}", "confighash", objects, steps, faults, expect)
 }
@@ -102,7 +104,7 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 	// The hash is the model's, which TestConfigHashDefinition pins to
 	// values computed by hand with sha256sum, not a second copy of the
 	// solution's; the descending mistake is its own small function.
-	hash := configHash
+	hash := confighash.ConfigHash
 	if o.descending {
 		hash = func(data map[string]string) string {
 			keys := slices.Sorted(maps.Keys(data))
@@ -124,7 +126,7 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 				}
 				return ctrl.Result{}, err
 			}
-			name := d.Annotations[configAnnotation]
+			name := d.Annotations[confighash.ConfigAnnotation]
 			if name == "" && !o.tidyUnnamed {
 				return ctrl.Result{}, nil
 			}
@@ -140,7 +142,7 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 				if cm.Annotations == nil {
 					cm.Annotations = map[string]string{}
 				}
-				cm.Annotations[hashAnnotation] = want
+				cm.Annotations[confighash.HashAnnotation] = want
 				if err := c.Update(ctx, &cm); err != nil {
 					return ctrl.Result{}, err
 				}
@@ -149,7 +151,7 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 			if o.onMetadata {
 				anns = &d.Annotations
 			}
-			have, has := (*anns)[hashAnnotation]
+			have, has := (*anns)[confighash.HashAnnotation]
 			if !exists && o.keepStale {
 				return ctrl.Result{}, nil
 			}
@@ -160,9 +162,9 @@ func hashRef(o hashOptions) func() ctrl.Reconciler {
 				if *anns == nil {
 					*anns = map[string]string{}
 				}
-				(*anns)[hashAnnotation] = want
+				(*anns)[confighash.HashAnnotation] = want
 			} else {
-				delete(*anns, hashAnnotation)
+				delete(*anns, confighash.HashAnnotation)
 			}
 			err := c.Update(ctx, &d)
 			if ctrl.IsConflict(err) && o.swallowConflict {
@@ -200,7 +202,7 @@ func TestConfigHashExactWrites(t *testing.T) {
     "update Deployment config-hash 1261ae43"]}`)
 	r := run(ex, 1, hashRef(hashOptions{}))
 	mustPass(t, r)
-	if got := configHash(map[string]string{"a": "1", "b": "3", "c": "9"}); !strings.HasPrefix(got, "1261ae43") {
+	if got := confighash.ConfigHash(map[string]string{"a": "1", "b": "3", "c": "9"}); !strings.HasPrefix(got, "1261ae43") {
 		t.Fatalf("the last write's hash is %s", got)
 	}
 }
@@ -231,7 +233,7 @@ func TestConfigHashOracles(t *testing.T) {
 			if !strings.Contains(r.Message, c.contains) {
 				t.Errorf("message %q lacks %q", r.Message, c.contains)
 			}
-			if r.Hint != configHashHints[verdict.Oracle(c.oracle)] {
+			if r.Hint != confighash.ConfigHashHints[verdict.Oracle(c.oracle)] {
 				t.Errorf("hint %q, want the model's own", r.Hint)
 			}
 		})

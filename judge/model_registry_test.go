@@ -9,6 +9,8 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family/registry"
 	"ctrljudge/judge/verdict"
 )
 
@@ -40,7 +42,7 @@ spec:
 }
 
 // registrySuite builds a one-test suite on the registry model.
-func registrySuite(t *testing.T, objects, steps, faults, expect string) *Exercise {
+func registrySuite(t *testing.T, objects, steps, faults, expect string) *exercise.Exercise {
 	t.Helper()
 	ex := suiteWith(t, "{for: Deployment}", "registry", objects, steps, faults, expect)
 	ex.Number = 173
@@ -48,7 +50,7 @@ func registrySuite(t *testing.T, objects, steps, faults, expect string) *Exercis
 }
 
 // registryKey is where the reference finds the registry.
-var registryKey = ctrl.ObjectKey{Namespace: registryNamespace, Name: registryName}
+var registryKey = ctrl.ObjectKey{Namespace: registry.RegistryNamespace, Name: registry.RegistryName}
 
 // registryOptions switch on one mistake each in registryReconciler.
 type registryOptions struct {
@@ -89,12 +91,12 @@ func registryReconciler(o registryOptions) func() ctrl.Reconciler {
 				if o.clearFinalizers {
 					d.Finalizers = nil
 				} else {
-					ctrl.RemoveFinalizer(&d, registryFinalizer)
+					ctrl.RemoveFinalizer(&d, registry.RegistryFinalizer)
 				}
 				return update(&d)
 			}
 			if d.DeletionTimestamp != nil {
-				if !ctrl.ContainsFinalizer(&d, registryFinalizer) {
+				if !ctrl.ContainsFinalizer(&d, registry.RegistryFinalizer) {
 					return ctrl.Result{}, nil
 				}
 				if o.finalizerFirst {
@@ -123,7 +125,7 @@ func registryReconciler(o registryOptions) func() ctrl.Reconciler {
 				return ctrl.Result{}, removeFinalizer()
 			}
 			addFinalizer := func() error {
-				if ctrl.AddFinalizer(&d, registryFinalizer) {
+				if ctrl.AddFinalizer(&d, registry.RegistryFinalizer) {
 					return update(&d)
 				}
 				return nil
@@ -152,9 +154,9 @@ var registryRef = registryReconciler(registryOptions{})
 
 // loadRegistryExercise loads exercise 173 alone, so that a chapter being
 // edited next to it cannot break this test.
-func loadRegistryExercise(t *testing.T) *Exercise {
+func loadRegistryExercise(t *testing.T) *exercise.Exercise {
 	t.Helper()
-	ex, err := LoadExercise(exercises.FS, registryDir)
+	ex, err := exercise.LoadExercise(exercises.FS, registryDir, Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +191,7 @@ func TestRegistryCrashesLandBetweenPairedWrites(t *testing.T) {
 		{"crashes between the two writes of a clean-up", "1st write in reconcile #%d (update ConfigMap registry)"},
 	}
 	for _, c := range cases {
-		var tc *Test
+		var tc *exercise.Test
 		for _, x := range ex.Suite.Tests {
 			if x.Name == c.test {
 				tc = x
@@ -200,7 +202,7 @@ func TestRegistryCrashesLandBetweenPairedWrites(t *testing.T) {
 		}
 		between := 0
 		for seed := uint64(1); seed <= 30; seed++ {
-			s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, testSeed(seed, tc.Name))
+			s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, exercise.TestSeed(seed, tc.Name))
 			s.faults.on = true
 			s.play(tc)
 			if s.fail != nil {
@@ -306,12 +308,12 @@ func TestRegistryTraceAndTimeline(t *testing.T) {
 		registryDeploymentYAML("web", "[]", "web:v1")
 	ex := registrySuite(t, objs, "", "", "")
 	tc := ex.Suite.Tests[0]
-	s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, testSeed(1, tc.Name))
+	s := newSim(context.Background(), startNative(registryRef), ex.Suite, tc, exercise.TestSeed(1, tc.Name))
 	s.play(tc)
 	if s.fail != nil {
 		t.Fatalf("%s: %s", s.fail.oracle, s.fail.message)
 	}
-	first, last := s.rec.timeline[0], s.rec.timeline[len(s.rec.timeline)-1]
+	first, last := s.rec.Timeline[0], s.rec.Timeline[len(s.rec.Timeline)-1]
 	if first.Desired != 2 || first.Actual != 1 || first.Ready != 1 || last.Desired != 2 || last.Actual != 2 || last.Ready != 2 {
 		t.Errorf("timeline from %+v to %+v; want 2/1/1 to 2/2/2", first, last)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family/status"
 	"ctrljudge/judge/verdict"
 )
 
@@ -69,7 +71,7 @@ const statusWork = `- fail: Pod/first
 - delete: Pod/web-0b`
 
 // statusSuite builds a one-test suite on the deployment-status model.
-func statusSuite(t *testing.T, objects, steps, faults, expect string) *Exercise {
+func statusSuite(t *testing.T, objects, steps, faults, expect string) *exercise.Exercise {
 	t.Helper()
 	ex := suiteWith(t, "{for: Deployment, owns: [Pod]}", "deployment-status", objects, steps, faults, expect)
 	ex.Number = 1
@@ -115,7 +117,7 @@ func statusReporter(o statusOptions) func() ctrl.Reconciler {
 			// reads it, over the Pods in this controller's cache; the
 			// reference solution's own loop is judged end to end by the
 			// integration tests, never copied here.
-			counted := staying
+			counted := status.Staying
 			if o.countFailed {
 				counted = func(p *ctrl.Pod) bool { return p.DeletionTimestamp == nil }
 			}
@@ -124,14 +126,14 @@ func statusReporter(o statusOptions) func() ctrl.Reconciler {
 					return ctrl.Result{}, c.Delete(ctx, p)
 				}
 			}
-			for _, row := range statusTable {
+			for _, row := range status.StatusTable {
 				n := int32(0)
 				for i := range list.Items {
-					if p := &list.Items[i]; counted(p) && row.counts(p, img) {
+					if p := &list.Items[i]; counted(p) && row.Counts(p, img) {
 						n++
 					}
 				}
-				*row.field(&st) = n
+				*row.Field(&st) = n
 			}
 			if d.Status == st && !o.alwaysWrite {
 				return ctrl.Result{}, nil
@@ -239,7 +241,7 @@ func TestStatusOracles(t *testing.T) {
 			if !strings.Contains(r.Message, c.contains) {
 				t.Errorf("message %q lacks %q", r.Message, c.contains)
 			}
-			if r.Hint != statusHints[verdict.Oracle(c.oracle)] {
+			if r.Hint != status.StatusHints[verdict.Oracle(c.oracle)] {
 				t.Errorf("hint %q, want the model's own", r.Hint)
 			}
 		})

@@ -3,7 +3,6 @@ package judge
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/build/constraint"
@@ -11,15 +10,13 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io/fs"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"sigs.k8s.io/yaml"
-
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -41,58 +38,9 @@ const (
 	OpReturnEarly    = "return-early"
 )
 
-// EquivalentFile lists, next to tests.yaml, the generated mutants that
-// behave like the solution.
-const EquivalentFile = "equivalent.yaml"
-
-// MutantKey names a generated mutant so that it survives edits elsewhere in
-// solution.go: the operator, the solution's line it changes (trimmed), and
-// which of the mutants with that operator and line text it is, from 1.
-type MutantKey struct {
-	Op   string `json:"op"`
-	Line string `json:"line"`
-	N    int    `json:"index"`
-}
-
-func (k MutantKey) String() string { return fmt.Sprintf("%s %q #%d", k.Op, k.Line, k.N) }
-
-// Equivalent is one entry of equivalent.yaml.
-type Equivalent struct {
-	MutantKey
-	Reason string `json:"reason"`
-}
-
-// ParseEquivalents reads an equivalent.yaml: a list of {op, line, index, reason}.
-func ParseEquivalents(name string, b []byte) ([]Equivalent, error) {
-	var es []Equivalent
-	if err := yaml.UnmarshalStrict(b, &es); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	for i, e := range es {
-		if e.Op == "" || e.Line == "" || e.N < 1 || strings.TrimSpace(e.Reason) == "" {
-			return nil, fmt.Errorf("%s: entry %d needs op, line, index (from 1) and a reason", name, i+1)
-		}
-	}
-	return es, nil
-}
-
-// LoadEquivalents reads the exercise's equivalent.yaml from the catalog's
-// file system; a missing file lists nothing.
-func LoadEquivalents(fsys fs.FS, ex *Exercise) ([]Equivalent, error) {
-	name := ex.Dir + "/" + EquivalentFile
-	b, err := fs.ReadFile(fsys, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return ParseEquivalents(name, b)
-}
-
 // GeneratedMutant is one variant of the solution.
 type GeneratedMutant struct {
-	Key  MutantKey
+	Key  exercise.MutantKey
 	Line int // 1-based, in solution.go
 	Code []byte
 	Diff string // unified, against solution.go
@@ -243,11 +191,11 @@ func GenerateMutants(src []byte) (*Generated, error) {
 
 	g := &Generated{}
 	seen := map[string]bool{string(src): true}
-	occurrences := map[MutantKey]int{}
+	occurrences := map[exercise.MutantKey]int{}
 	for _, e := range edits {
 		code := slices.Concat(src[:e.start], []byte(e.text), src[e.end:])
 		line := tf.Line(tf.Pos(e.start))
-		key := MutantKey{Op: e.op, Line: strings.TrimSpace(lineText(src, e.start))}
+		key := exercise.MutantKey{Op: e.op, Line: strings.TrimSpace(lineText(src, e.start))}
 		occurrences[key]++
 		key.N = occurrences[key]
 		if seen[string(code)] {
@@ -509,7 +457,7 @@ type MutationReport struct {
 	NoCompile                               int
 	Results                                 []MutantResult // the compiling ones, in source order
 	Killed, Survived, Equivalent, NotJudged int
-	Stale                                   []Equivalent // listed, but generated nowhere
+	Stale                                   []exercise.Equivalent // listed, but generated nowhere
 }
 
 // KillRate is killed / (killed + survived): equivalent mutants cannot be
@@ -523,7 +471,7 @@ func (r *MutationReport) KillRate() float64 {
 
 // MutateOptions tune Mutate.
 type MutateOptions struct {
-	Equivalents []Equivalent
+	Equivalents []exercise.Equivalent
 	// Limit, if positive, judges only the first Limit compiling mutants
 	// (tests use it; an author wants them all).
 	Limit int
@@ -535,7 +483,7 @@ type MutateOptions struct {
 // Mutate generates mutants of the exercise's solution and judges each in
 // submit mode at the default seed, up to GOMAXPROCS at once. Every mutant is
 // judged; a failure of one stops nothing.
-func (e *Engine) Mutate(ctx context.Context, ex *Exercise, opts MutateOptions) (*MutationReport, error) {
+func (e *Engine) Mutate(ctx context.Context, ex *exercise.Exercise, opts MutateOptions) (*MutationReport, error) {
 	g, err := GenerateMutants(ex.Solution)
 	if err != nil {
 		return nil, err
@@ -547,7 +495,7 @@ func (e *Engine) Mutate(ctx context.Context, ex *Exercise, opts MutateOptions) (
 	r := &MutationReport{Generated: len(g.Mutants) + len(g.NoCompile) + g.Identical,
 		Identical: g.Identical, NoCompile: len(g.NoCompile)}
 	r.Results = make([]MutantResult, len(ms))
-	listed := map[MutantKey]int{} // index into opts.Equivalents
+	listed := map[exercise.MutantKey]int{} // index into opts.Equivalents
 	for i, q := range opts.Equivalents {
 		listed[q.MutantKey] = i
 	}

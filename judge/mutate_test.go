@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"ctrljudge/judge/exercise"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,7 +97,7 @@ func TestGenerateMutants(t *testing.T) {
 	}
 	// Each diff applies to the source and gives the mutant.
 	for _, m := range g.Mutants {
-		out, err := applyPatch([]byte(m.Diff), []byte(mutateSrc))
+		out, err := exercise.ApplyPatch([]byte(m.Diff), []byte(mutateSrc))
 		if err != nil || string(out) != string(m.Code) {
 			t.Errorf("%s: diff does not reproduce the mutant: %v\n%s", m.Key, err, m.Diff)
 		}
@@ -104,11 +105,11 @@ func TestGenerateMutants(t *testing.T) {
 }
 
 func TestParseEquivalents(t *testing.T) {
-	es, err := ParseEquivalents("e.yaml", []byte(`- {op: negate-if, line: "if x {", index: 2, reason: both branches do the same}`))
-	if err != nil || len(es) != 1 || es[0].MutantKey != (MutantKey{OpNegateIf, "if x {", 2}) {
+	es, err := exercise.ParseEquivalents("e.yaml", []byte(`- {op: negate-if, line: "if x {", index: 2, reason: both branches do the same}`))
+	if err != nil || len(es) != 1 || es[0].MutantKey != (exercise.MutantKey{Op: OpNegateIf, Line: "if x {", N: 2}) {
 		t.Fatalf("%v %+v", err, es)
 	}
-	if _, err := ParseEquivalents("e.yaml", []byte(`- {op: negate-if, line: "if x {", index: 1}`)); err == nil {
+	if _, err := exercise.ParseEquivalents("e.yaml", []byte(`- {op: negate-if, line: "if x {", index: 1}`)); err == nil {
 		t.Fatal("an entry without a reason was accepted")
 	}
 }
@@ -124,8 +125,8 @@ func TestMutate171(t *testing.T) {
 		t.Fatal(err)
 	}
 	eq := g.Mutants[1].Key
-	stale := MutantKey{OpNegateIf, "no such line", 1}
-	r, err := eng.Mutate(context.Background(), ex, MutateOptions{Limit: 3, Equivalents: []Equivalent{
+	stale := exercise.MutantKey{Op: OpNegateIf, Line: "no such line", N: 1}
+	r, err := eng.Mutate(context.Background(), ex, MutateOptions{Limit: 3, Equivalents: []exercise.Equivalent{
 		{MutantKey: eq, Reason: "for the test"}, {MutantKey: stale, Reason: "gone"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,12 +13,13 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
 // judgeable is a piece of learner code for an exercise.
 type judgeable struct {
-	ex   *Exercise
+	ex   *exercise.Exercise
 	what string
 	code []byte
 }
@@ -39,7 +40,7 @@ func everyKnownFile(t *testing.T) []judgeable {
 			out = append(out, judgeable{ex, "mutant " + m.Name, m.Code})
 		}
 	}
-	find := func(id string) *Exercise {
+	find := func(id string) *exercise.Exercise {
 		ex, err := cat.Find(id)
 		if err != nil {
 			t.Fatalf("exercise %s: %v", id, err)

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -16,12 +18,12 @@ import (
 // oracle, on native controllers; integration_test.go and
 // testdata/learner check the same with real WebAssembly.
 
-func withRules(ex *Exercise, r Rules) *Exercise {
+func withRules(ex *exercise.Exercise, r exercise.Rules) *exercise.Exercise {
 	ex.Suite.Rules = r
 	return ex
 }
 
-var allRules = Rules{WritesPerCall: 1, NoMadeUpErrors: true, NoRequeue: true, KeepForeignMetadata: true}
+var allRules = exercise.Rules{WritesPerCall: 1, NoMadeUpErrors: true, NoRequeue: true, KeepForeignMetadata: true}
 
 // A Deployment with entries a user set: a label, an annotation, a finalizer.
 const foreignDeploymentYAML = `
@@ -212,38 +214,38 @@ func TestCopyingTheResourceVersionErasesTheOtherWritersChange(t *testing.T) {
 }
 
 func TestTheAPIServerKnowsWhoSetWhat(t *testing.T) {
-	s := newAPIServer(nil, func() (t0 time.Time) { return })
+	s := cluster.NewAPIServer(nil, func() (t0 time.Time) { return })
 	actor := "user"
-	s.by = func() string { return actor }
-	objs, err := ParseManifests(foreignDeploymentYAML)
+	s.By = func() string { return actor }
+	objs, err := exercise.ParseManifests(foreignDeploymentYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.create(objs[0], true)
+	before, _ := s.Create(objs[0], true)
 	// The controller adds its own label: nothing lost.
 	actor = "controller"
 	next := ctrl.DeepCopy(before)
 	next.GetObjectMeta().Labels["mine"] = "x"
-	after, _ := s.update(next, false)
-	if l, ok := s.lostForeign(before, after, nil); ok {
+	after, _ := s.Update(next, false)
+	if l, ok := s.LostForeign(before, after, nil); ok {
 		t.Fatalf("an added label lost %+v", l)
 	}
 	// It drops the user's finalizer: lost, unless it is named its own.
 	next = ctrl.DeepCopy(after)
 	next.GetObjectMeta().Finalizers = nil
-	after2, _ := s.update(next, false)
-	if l, ok := s.lostForeign(after, after2, nil); !ok || l.key != (metaKey{"finalizer", "example.com/audit"}) || l.actor != "user" || !l.gone {
+	after2, _ := s.Update(next, false)
+	if l, ok := s.LostForeign(after, after2, nil); !ok || l.Key != (cluster.MetaKey{Field: "finalizer", Name: "example.com/audit"}) || l.Actor != "user" || !l.Gone {
 		t.Fatalf("a dropped finalizer: %+v %v", l, ok)
 	}
-	if _, ok := s.lostForeign(after, after2, []string{"example.com/audit"}); ok {
+	if _, ok := s.LostForeign(after, after2, []string{"example.com/audit"}); ok {
 		t.Fatal("an own key counted as foreign")
 	}
 	// What the user removes is no one's any more.
 	actor = "user"
 	next = ctrl.DeepCopy(after2)
 	delete(next.GetObjectMeta().Labels, "team")
-	after3, _ := s.update(next, false)
-	if _, ok := s.owners[after3.GetObjectMeta().UID][metaKey{"label", "team"}]; ok {
+	after3, _ := s.Update(next, false)
+	if _, ok := s.Owners[after3.GetObjectMeta().UID][cluster.MetaKey{Field: "label", Name: "team"}]; ok {
 		t.Fatal("a label the user removed is still tracked")
 	}
 }

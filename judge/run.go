@@ -2,17 +2,14 @@ package judge
 
 import (
 	"context"
-	"encoding/json"
-	"hash/fnv"
-	"regexp"
 	"runtime"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -22,36 +19,13 @@ import (
 // allow on a loaded machine; when one fires the submission is not judged
 // (OutcomeNotJudged), never failed.
 const (
-	maxTimelinePoints = 300
-	maxTestTime       = 3 * time.Minute
-	MaxJudgeTime      = 10 * time.Minute
+	maxTestTime  = 3 * time.Minute
+	MaxJudgeTime = 10 * time.Minute
 )
-
-// testSeed derives a test's seed from the submission's, by name, so a
-// test replays alone (judge test --test NAME) exactly as within the suite.
-func testSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	x := seed ^ h.Sum64()
-	// splitmix64 finaliser
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// seedFor is the test's seed within a submission seeded with seed.
-func (t *Test) seedFor(seed uint64) uint64 {
-	if t.Seed != 0 {
-		return t.Seed
-	}
-	return testSeed(seed, t.Name)
-}
 
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
-func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string) verdict.TestResult {
+func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string) verdict.TestResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTestTime)
 	defer cancel()
@@ -62,7 +36,7 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 	// class never fired where it could runs again with the class pinned
 	// to an opportunity it had (see repin).
 	pins := newFaultPins()
-	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.seedFor(seed), round); round++ {
+	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.SeedFor(seed), round); round++ {
 		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins, steps)
 	}
 	res := s.result(ex, t, seed)
@@ -78,7 +52,7 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exe
 // Its steps are spent from the test's budget, but a run on a pruned
 // module that had to be played again spends nothing: what pruning left
 // out never costs the learner.
-func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, steps *sandbox.StepBudget) *sim {
+func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, steps *sandbox.StepBudget) *sim {
 	trial := *steps
 	s := playOnce(ctx, newCtl, ex, t, seed, fileName, pins, false, &trial)
 	if s.pruned {
@@ -88,8 +62,8 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 	return s
 }
 
-func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
-	s := newSim(ctx, newCtl, ex.Suite, t, t.seedFor(seed))
+func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
+	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
 	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName
@@ -110,7 +84,7 @@ func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *Ex
 // in order. The tests share the submission's budget of steps, spent in
 // their order: once the tests before one have used it up, that one and
 // those after it are not run.
-func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*Test, progress func(verdict.Event)) []verdict.TestResult {
+func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission, tests []*exercise.Test, progress func(verdict.Event)) []verdict.TestResult {
 	results := make([]verdict.TestResult, len(tests))
 	done := make([]chan struct{}, len(tests))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -166,10 +140,10 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			steps += spent
 			<-sem
 		}
-		if r := &results[i]; r.Status != verdict.StatusPass && t.generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
+		if r := &results[i]; r.Status != verdict.StatusPass && t.Generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
 			// A later failing scenario is printed as it ran.
 			tc := *t
-			tc.Seed = t.seedFor(s.Seed)
+			tc.Seed = t.SeedFor(s.Seed)
 			tc.Name = t.Name + ", seed " + strconv.FormatUint(s.Seed, 10)
 			r.Scenario = tc.YAML()
 		}
@@ -181,622 +155,19 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 
 // notRun is the result of a test the submission's budget left no room
 // for: the first n tests took steps of work in all.
-func notRun(t *Test, seed uint64, steps int64, n int) verdict.TestResult {
+func notRun(t *exercise.Test, seed uint64, steps int64, n int) verdict.TestResult {
 	return verdict.TestResult{Name: t.Name, Status: verdict.StatusError, Sample: t.Sample, Oracle: verdict.OracleTimeout,
-		Seed: t.seedFor(seed),
-		Message: "Not run: a submission may do " + thousands(MaxStepsPerSubmission) + " steps of work, and the first " + plural(n, "test") +
-			" did " + thousands(steps) + ". Make each Reconcile do less, then submit again."}
-}
-
-// maxShrinkTrials bounds the runs one shrink makes, and maxShrinkSteps
-// their work, so a failing submission costs at most that much more: a
-// test that failed by running out of steps would otherwise be run out of
-// them forty times more. The reference solutions' costliest test takes
-// 290,671 steps, so ten such trials fit.
-const (
-	maxShrinkTrials = 40
-	maxShrinkSteps  = 3_000_000
-)
-
-// shrink makes a failing test smaller while it still fails with the same
-// oracle, as delta debugging does, trying each candidate once in a fixed
-// order: for a generated scenario its steps, its objects and its replica
-// counts, then (for any test) its planned faults. It stops after
-// maxShrinkTrials runs. It returns nil when a written test loses no
-// fault; a generated scenario always comes back with its YAML.
-//
-// It says, too, how many steps of the learner's the trials took: they
-// stop once they have taken maxShrinkSteps.
-func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *Exercise, t *Test, seed uint64, fileName string, r *verdict.TestResult) (_ *verdict.Shrunk, steps int64) {
-	if r.Oracle == verdict.OracleNotJudged || len(t.Faults) == 0 && !t.generated {
-		return nil, 0
-	}
-	best := *t
-	best.Seed = t.seedFor(seed) // the trials keep the test's choices whatever their name
-	trials := 0
-	try := func(c Test) bool {
-		if trials >= maxShrinkTrials || steps >= maxShrinkSteps || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {
-			return false
-		}
-		// parse writes each step's objects: into steps of the trial's
-		// own, not the suite's, which other judgements read meanwhile.
-		c.Steps = slices.Clone(c.Steps)
-		if c.parse() != nil {
-			return false
-		}
-		trials++
-		rr := runTest(ctx, newCtl, ex, &c, seed, fileName)
-		steps += rr.Steps
-		if rr.Oracle == verdict.OracleNotJudged {
-			// A trial the clock stopped says nothing; the verdict would
-			// depend on the load, so the submission is not judged.
-			r.Oracle = verdict.OracleNotJudged
-			return false
-		}
-		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
-			best = c
-			return true
-		}
-		return false
-	}
-	if t.generated {
-		for i := len(best.Steps) - 1; i >= 0; i-- {
-			c := best
-			c.Steps = slices.Delete(slices.Clone(best.Steps), i, i+1)
-			try(c)
-		}
-		for i := len(splitYAMLDocs(best.Objects)) - 1; i >= 0; i-- {
-			docs := splitYAMLDocs(best.Objects)
-			c := best
-			c.Objects = strings.Join(slices.Delete(docs, i, i+1), "\n---\n") + "\n"
-			try(c)
-		}
-		for _, c := range fewerReplicas(best) {
-			try(c)
-		}
-	}
-	for _, f := range t.Faults {
-		c := best
-		c.Faults = slices.DeleteFunc(slices.Clone(best.Faults), func(x verdict.Fault) bool { return x == f })
-		try(c)
-	}
-	if r.Oracle == verdict.OracleNotJudged || ctx.Err() != nil {
-		return nil, steps
-	}
-	if !t.generated {
-		if len(best.Faults) == len(t.Faults) {
-			return nil, steps
-		}
-		list := "none"
-		if len(best.Faults) > 0 {
-			list = joinNames(best.Faults, ",")
-		}
-		return &verdict.Shrunk{Faults: best.Faults, Replay: ReplayCommand(ex, t.Name, seed) + " --faults " + list}, steps
-	}
-	best.Name = t.Name + ", seed " + strconv.FormatUint(seed, 10) + ", shrunk"
-	r.Scenario = best.YAML()
-	return &verdict.Shrunk{Faults: best.Faults, Replay: ScenarioCommand(ex)}, steps
-}
-
-// ScenarioCommand is the command that replays a scenario saved to a file.
-func ScenarioCommand(ex *Exercise) string {
-	return "judge test " + ex.ID() + " --scenario " + scenarioFile
-}
-
-// scenarioFile is the file name a replay command suggests for a scenario.
-const scenarioFile = "scenario.yaml"
-
-var replicasRE = regexp.MustCompile(`replicas: (\d+)`)
-
-// fewerReplicas proposes, for each replica count in the test's objects,
-// apply steps and scale patches above 1, the same test with that count
-// halved (rounding down), first to last.
-func fewerReplicas(t Test) []Test {
-	var out []Test
-	half := func(n int) int { return n / 2 }
-	for _, m := range replicasRE.FindAllStringSubmatchIndex(t.Objects, -1) {
-		n, _ := strconv.Atoi(t.Objects[m[2]:m[3]])
-		if n > 1 {
-			c := t
-			c.Objects = t.Objects[:m[2]] + strconv.Itoa(half(n)) + t.Objects[m[3]:]
-			out = append(out, c)
-		}
-	}
-	for i, st := range t.Steps {
-		for ref, p := range st.Patch {
-			spec, _ := p["spec"].(map[string]any)
-			n, ok := asInt(spec["replicas"])
-			if !ok || n <= 1 {
-				continue
-			}
-			c := t
-			c.Steps = slices.Clone(t.Steps)
-			c.Steps[i].Patch = map[string]map[string]any{ref: {"spec": map[string]any{"replicas": half(n)}}}
-			out = append(out, c)
-		}
-		if m := replicasRE.FindStringSubmatchIndex(st.Apply); m != nil {
-			if n, _ := strconv.Atoi(st.Apply[m[2]:m[3]]); n > 1 {
-				c := t
-				c.Steps = slices.Clone(t.Steps)
-				c.Steps[i].Apply = st.Apply[:m[2]] + strconv.Itoa(half(n)) + st.Apply[m[3]:]
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-func asInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case float64:
-		return int(x), x == float64(int(x))
-	}
-	return 0, false
-}
-
-func (s *sim) play(t *Test) {
-	// The cluster as the test describes it, before the controller starts.
-	s.withActor("user", func() {
-		for _, o := range t.objects {
-			if err := s.seedObject(o); err != nil {
-				s.failf(verdict.OracleSetup, "The test's objects are invalid: "+err.Message)
-			}
-			s.rec.logf("user", "the test starts with ", describeObject(o, s.model))
-		}
-	})
-	s.settle()
-	s.inf.resync(s.api)
-	s.enqueueAll()
-	s.sample(verdict.MarkNone)
-	max := s.suite.World.MaxReconciles
-	s.runUntilIdle(max, "while the controller set up the initial state")
-	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
-		s.landMeanwhile("", "", i)
-		s.applyStep(&t.Steps[i])
-		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {
-			i++
-			s.noteFault(verdict.FaultCoalesce, "Applied workload step "+strconv.Itoa(i+1)+" right after step "+strconv.Itoa(i)+
-				", so your controller sees only their combined effect.")
-			s.applyStep(&t.Steps[i])
-		}
-		s.runUntilIdle(max, "after workload step "+strconv.Itoa(i+1))
-	}
-	if s.fail != nil {
-		return
-	}
-	// An edit still waiting for the controller's write lands now.
-	s.landMeanwhile("", "", len(t.Steps)+1)
-	// Quiet phase: no faults; the world must settle into the desired state.
-	s.faults.on = false
-	s.inf.release()
-	s.rec.logf("judge", "quiet phase: no more faults")
-	s.runUntilIdle(max, "in the quiet phase")
-	if s.fail != nil {
-		return
-	}
-	if ok, why := s.model.converged(s.world); !ok {
-		s.failf(verdict.OracleConvergence, "The cluster did not reach the desired state. "+why)
-		return
-	}
-	for _, key := range sortedKeys(s.lastErr) {
-		if e := s.lastErr[key]; e != "" {
-			s.failf(verdict.OracleErrors, "Reconcile of "+key+" kept returning an error once the cluster was at rest: "+e)
-			return
-		}
-	}
-	// Idempotency: one more pass over every object, nothing changed.
-	writes := len(s.rec.writes)
-	s.rec.logf("judge", "idempotency check: reconcile everything again")
-	s.enqueueAll()
-	s.runUntilIdle(max, "during the idempotency check")
-	if s.fail != nil {
-		return
-	}
-	if n := len(s.rec.writes) - writes; n > 0 {
-		s.failf(verdict.OracleIdempotency, "Once the cluster had converged, reconciling again with nothing changed made "+
-			plural(n, "write")+": "+joinList(s.rec.writes[writes:], maxMessageBytes/2)+". A converged controller must make none.")
-		return
-	}
-	if ok, why := s.model.converged(s.world); !ok {
-		s.failf(verdict.OracleConvergence, "The cluster left the desired state after a further reconcile. "+why)
-		return
-	}
-	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.writes) {
-		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+listOrNone(want)+". Your controller made: "+joinList(s.rec.writes, maxMessageBytes/2)+".")
-	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-func listOrNone(l []string) string {
-	if len(l) == 0 {
-		return "none"
-	}
-	return strings.Join(l, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// runUntilIdle runs the controller until the queue is empty, the world is
-// quiet and no requeue is due within idleHorizon, or the budget is spent.
-func (s *sim) runUntilIdle(budget int, when string) {
-	startClock := s.clock.now
-	start := s.host.reconciles
-	for s.fail == nil {
-		if s.ctx.Err() != nil {
-			s.notJudged()
-			return
-		}
-		s.settle()
-		s.queue.promote(s.clock.now)
-		if s.queue.len() > 0 {
-			if s.host.reconciles-start >= budget {
-				s.failf(verdict.OracleBudget, "Your controller was still busy after "+strconv.Itoa(budget)+" reconciles "+when+
-					": it never settled (does it keep changing something, or requeue itself forever?).")
-				return
-			}
-			s.worldFaults()
-			key, _ := s.queue.get()
-			s.reconcile(key)
-			continue
-		}
-		if s.inf.holding() {
-			// Idle, the informer catches up with what stale-read held
-			// back: a stale window lasts until the next reconcile or until
-			// the controller rests, whichever comes first.
-			s.inf.release()
-			continue
-		}
-		if s.kubelet.readyNext() {
-			// Pods that wait for the controller to be idle become Ready
-			// one at a time.
-			continue
-		}
-		if at, ok := s.queue.nextDelayed(); ok && at <= startClock+idleHorizon {
-			s.clock.advanceTo(at)
-			continue
-		}
-		if s.inf.dropped > 0 {
-			period := time.Duration(s.suite.World.ResyncPeriod)
-			s.clock.now = (s.clock.now/period + 1) * period
-			s.inf.dropped = 0
-			s.rec.logf("informer", "periodic resync: every object is reconciled again")
-			s.enqueueAll()
-			continue
-		}
-		return
-	}
-}
-
-// worldFaults happen to the world between reconciles.
-func (s *sim) worldFaults() {
-	// An opportunity is one where there is a Pod to act on: a class
-	// that fired on nothing would count as tested without being.
-	if s.hasPod(true) && s.faults.maybe(verdict.FaultPodFailure) {
-		if p := s.pickPod("random", true); p != nil {
-			s.withActor("kubelet", func() {
-				s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
-			})
-			s.noteFault(verdict.FaultPodFailure, "Pod "+p.Name+" failed (its container crashed for good).")
-		}
-	}
-	if s.hasPod(false) && s.faults.maybe(verdict.FaultManualDelete) {
-		if p := s.pickPod("random", false); p != nil {
-			s.withActor("user", func() { s.api.delete(ctrl.KindPod, p.Namespace, p.Name) })
-			s.noteFault(verdict.FaultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
-		}
-	}
-	s.settle()
-}
-
-// hasPod says whether pickPod would find a Pod, without drawing.
-func (s *sim) hasPod(running bool) bool {
-	for _, o := range s.api.list(ctrl.KindPod) {
-		p := o.(*ctrl.Pod)
-		if p.DeletionTimestamp == nil && (!running || p.Status.Phase == ctrl.PodRunning) {
-			return true
-		}
-	}
-	return false
-}
-
-// pickPod picks a Pod by name order or by the seed; running asks for a
-// Running one.
-func (s *sim) pickPod(how string, running bool) *ctrl.Pod {
-	return s.pickPodWhere(how, func(p *ctrl.Pod) bool { return !running || p.Status.Phase == ctrl.PodRunning })
-}
-
-// pickPodWhere picks, among the Pods not being deleted that ok accepts,
-// one by name ("first", "last", or its name) or by the seed ("random").
-func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
-	var cands []*ctrl.Pod
-	for _, o := range s.api.list(ctrl.KindPod) {
-		p := o.(*ctrl.Pod)
-		if p.DeletionTimestamp == nil && ok(p) {
-			cands = append(cands, p)
-		}
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	switch how {
-	case "first":
-		return cands[0]
-	case "last":
-		return cands[len(cands)-1]
-	case "random":
-		return cands[s.rng.IntN(len(cands))]
-	}
-	for _, p := range cands {
-		if p.Name == how {
-			return p
-		}
-	}
-	return nil
-}
-
-// seedObject creates an object of the test's, as the user; one whose
-// manifest has a deletionTimestamp is then deleted, so it stays, being
-// deleted, as long as its finalizers hold it.
-func (s *sim) seedObject(o ctrl.Object) *ctrl.StatusError {
-	if _, err := s.api.create(resolveOwners(o, s.api), true); err != nil {
-		return err
-	}
-	if m := o.GetObjectMeta(); m.DeletionTimestamp != nil {
-		if _, err := s.api.delete(o.GetObjectKind(), orDefault(m.Namespace), m.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// missing reports a step whose object is not there: a setup error in a
-// written test, a step skipped in one that says skipMissing (generated
-// scenarios, whose steps are drawn before the controller shapes the world).
-func (s *sim) missing(msg string) {
-	if s.test.SkipMissing {
-		s.rec.logf("judge", "step skipped: ", msg)
-		return
-	}
-	s.failf(verdict.OracleSetup, msg)
-}
-
-// patch merges p into the object ref names ("Kind/name"), as the current
-// actor.
-func (s *sim) patch(ref string, p map[string]any) bool {
-	kind, name, _ := strings.Cut(ref, "/")
-	cur := s.api.get(ctrl.Kind(kind), "default", name)
-	if cur == nil {
-		s.missing("The test patches " + ref + ", which does not exist.")
-		return false
-	}
-	next, err := mergePatch(cur, p)
-	if err != nil {
-		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" is invalid: "+err.Error())
-		return false
-	}
-	if _, serr := s.api.update(next, false); serr != nil {
-		s.failf(verdict.OracleSetup, "The test's patch of "+ref+" was refused: "+serr.Message)
-		return false
-	}
-	b, _ := json.Marshal(p)
-	s.rec.logf(s.actor, "patched ", ref, " with ", string(b))
-	return true
-}
-
-// edit is a meanwhile step's patch, waiting for its moment.
-type lateEdit struct {
-	ref   string // Kind/name
-	patch map[string]any
-	step  int // the step that armed it
-}
-
-// landMeanwhile applies the waiting meanwhile edits of the object kind
-// and name name, as another actor, right before a controller write to
-// it. With kind "", before step i, it applies those that waited through
-// a whole step for a write that never came.
-func (s *sim) landMeanwhile(kind ctrl.Kind, name string, i int) {
-	if len(s.meanwhile) == 0 {
-		return
-	}
-	rest := s.meanwhile[:0]
-	for _, e := range s.meanwhile {
-		k, n, _ := strings.Cut(e.ref, "/")
-		if kind != "" && (k != string(kind) || n != name) || kind == "" && e.step+1 >= i {
-			rest = append(rest, e)
-			continue
-		}
-		s.withActor("user", func() {
-			if s.patch(e.ref, e.patch) && kind != "" {
-				s.rec.logf("user", "(that edit landed while your controller was busy, just before its write to ", e.ref, ")")
-			}
-		})
-	}
-	s.meanwhile = rest
-}
-
-func (s *sim) applyStep(st *Step) {
-	s.stepN++
-	s.withActor("user", func() {
-		switch {
-		case st.Apply != "":
-			for _, o := range st.objects {
-				o = resolveOwners(o, s.api)
-				m := o.GetObjectMeta()
-				if cur := s.api.get(o.GetObjectKind(), orDefault(m.Namespace), m.Name); cur != nil {
-					o = ctrl.DeepCopy(o)
-					o.GetObjectMeta().ResourceVersion = ""
-					// Like kubectl apply: finalizers that controllers added
-					// stay unless the manifest names its own.
-					if o.GetObjectMeta().Finalizers == nil {
-						o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
-					}
-					s.api.update(o, false)
-					s.rec.logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
-				} else {
-					if err := s.seedObject(o); err != nil {
-						s.failf(verdict.OracleSetup, "The test's step creates an invalid object: "+err.Message)
-						return
-					}
-					s.rec.logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
-				}
-			}
-		case st.Patch != nil:
-			for _, ref := range sortedKeys(st.Patch) {
-				if !s.patch(ref, st.Patch[ref]) {
-					return
-				}
-			}
-		case st.Meanwhile != nil:
-			for _, ref := range sortedKeys(st.Meanwhile) {
-				s.meanwhile = append(s.meanwhile, lateEdit{ref, st.Meanwhile[ref], s.stepN})
-			}
-			s.rec.logf("user", "will edit ", strings.Join(sortedKeys(st.Meanwhile), ", "), " while your controller is busy")
-		case st.Release != nil:
-			for _, ref := range sortedKeys(st.Release) {
-				kind, name, _ := strings.Cut(ref, "/")
-				cur := s.api.get(ctrl.Kind(kind), "default", name)
-				if cur == nil {
-					s.missing("The test releases " + ref + ", which does not exist.")
-					return
-				}
-				m := cur.GetObjectMeta()
-				m.Finalizers = slices.DeleteFunc(m.Finalizers, func(f string) bool { return slices.Contains(st.Release[ref], f) })
-				if _, err := s.api.update(cur, false); err != nil {
-					s.failf(verdict.OracleSetup, "The test releases "+ref+": "+err.Message)
-					return
-				}
-				s.rec.logf("user", "another controller removed its finalizer ", strings.Join(st.Release[ref], ", "), " from ", ref)
-			}
-		case st.Unready != "":
-			_, how, _ := strings.Cut(st.Unready, "/")
-			p := s.pickPodWhere(how, func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && ctrl.IsPodReady(p) })
-			if p == nil {
-				s.missing("The test makes " + st.Unready + " unready, but it is not a Ready Pod.")
-				return
-			}
-			s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(false)) })
-			s.rec.logf("kubelet", "Pod ", p.Name, " is no longer Ready (its readiness probe fails); it keeps running")
-		case st.Ready != "":
-			_, how, _ := strings.Cut(st.Ready, "/")
-			unready := func(p *ctrl.Pod) bool { return p.Status.Phase == ctrl.PodRunning && !ctrl.IsPodReady(p) }
-			var ps []*ctrl.Pod
-			if how == "all" {
-				for _, o := range s.api.list(ctrl.KindPod) {
-					if p := o.(*ctrl.Pod); p.DeletionTimestamp == nil && unready(p) {
-						ps = append(ps, p)
-					}
-				}
-			} else if p := s.pickPodWhere(how, unready); p != nil {
-				ps = append(ps, p)
-			} else {
-				s.missing("The test makes " + st.Ready + " Ready, but it is not a Running Pod that is not Ready.")
-				return
-			}
-			for _, p := range ps {
-				s.withActor("kubelet", func() { s.api.setPodStatus(p.Namespace, p.Name, runningStatus(true)) })
-				s.rec.logf("kubelet", "Pod ", p.Name, " is Ready again")
-			}
-		case st.Delete != "":
-			kind, name, _ := strings.Cut(st.Delete, "/")
-			if kind == string(ctrl.KindPod) && (name == "first" || name == "last" || name == "random") {
-				p := s.pickPod(name, false)
-				if p == nil {
-					s.missing("The test deletes a Pod, but there is none.")
-					return
-				}
-				name = p.Name
-			}
-			if _, err := s.api.delete(ctrl.Kind(kind), "default", name); err != nil {
-				s.missing("The test deletes " + st.Delete + ": " + err.Message)
-				return
-			}
-			s.rec.logf("user", "deleted ", kind, " ", name)
-		case st.Fail != "":
-			_, how, _ := strings.Cut(st.Fail, "/")
-			p := s.pickPod(how, true)
-			if p == nil {
-				s.missing("The test fails a Pod, but none is Running.")
-				return
-			}
-			s.api.setPodStatus(p.Namespace, p.Name, failedStatus())
-			s.rec.logf("user", "Pod ", p.Name, " failed")
-		}
-	})
-	s.sample(verdict.MarkUser)
-}
-
-// resolveOwners fills the uid of owner references that name an existing
-// owner, so tests can write ownerReferences without knowing uids.
-func resolveOwners(o ctrl.Object, api *apiServer) ctrl.Object {
-	o = ctrl.DeepCopy(o)
-	m := o.GetObjectMeta()
-	for j := range m.OwnerReferences {
-		r := &m.OwnerReferences[j]
-		if r.UID == "" {
-			if owner := api.get(ctrl.Kind(r.Kind), orDefault(m.Namespace), r.Name); owner != nil {
-				r.UID = owner.GetObjectMeta().UID
-			}
-		}
-		if r.APIVersion == "" {
-			r.APIVersion = "apps/v1"
-		}
-	}
-	return o
-}
-
-// describeObject says in a few words what a test's object is.
-func describeObject(o ctrl.Object, m model) string {
-	var detail string
-	// A model may say what matters to its exercise family instead.
-	if d, ok := m.(interface{ describe(ctrl.Object) string }); ok {
-		detail = d.describe(o)
-	}
-	if detail == "" {
-		switch x := o.(type) {
-		case *ctrl.Deployment:
-			ru := x.Spec.Strategy.RollingUpdate
-			detail = "replicas " + itoa(x.Spec.Replicas) + ", image " + ctrl.PodImage(&x.Spec.Template.Spec) +
-				", maxSurge " + itoa(ru.MaxSurge) + ", maxUnavailable " + itoa(ru.MaxUnavailable)
-		case *ctrl.Pod:
-			detail = ctrl.PodImage(&x.Spec) + ", " + string(x.Status.Phase)
-			if ctrl.IsPodReady(x) {
-				detail += ", Ready"
-			}
-		}
-	}
-	// An object that starts out being deleted says so: a learner reading
-	// the trace must see why a controller is to leave it alone.
-	if o.GetObjectMeta().DeletionTimestamp != nil {
-		detail = strings.TrimPrefix(detail+", being deleted", ", ")
-	}
-	s := string(o.GetObjectKind()) + " " + o.GetObjectMeta().Name
-	if detail != "" {
-		s += " (" + detail + ")"
-	}
-	return s
+		Seed: t.SeedFor(seed),
+		Message: "Not run: a submission may do " + text.Thousands(MaxStepsPerSubmission) + " steps of work, and the first " + text.Plural(n, "test") +
+			" did " + text.Thousands(steps) + ". Make each Reconcile do less, then submit again."}
 }
 
 // result turns the run into a TestResult.
-func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
+func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdict.TestResult {
 	r := verdict.TestResult{Name: t.Name, Status: verdict.StatusPass, Sample: t.Sample, Seed: seed,
-		Reconciles: s.host.reconciles, Writes: len(s.rec.writes)}
-	r.Output = strings.ToValidUTF8(string(s.rec.out.b), "\uFFFD")
-	r.OutputTruncated = s.rec.out.truncated
+		Reconciles: s.host.reconciles, Writes: len(s.rec.Writes)}
+	r.Output = strings.ToValidUTF8(string(s.rec.Out.Buf), "\uFFFD")
+	r.OutputTruncated = s.rec.Out.Truncated
 	if i := strings.Index(r.Output, "\ngoroutine "); i >= 0 && s.fail != nil {
 		// The Go runtime's dump of every goroutine: the message already
 		// has the panic and the learner's frames.
@@ -809,23 +180,15 @@ func (s *sim) result(ex *Exercise, t *Test, seed uint64) verdict.TestResult {
 	r.Status = s.fail.oracle.Status()
 	r.Oracle = s.fail.oracle
 	r.Message = s.fail.message
+	r.Violation = s.fail.violation
 	r.Hint = r.Oracle.Hint()
 	// A model may word a hint for its own exercise family.
-	if h, ok := s.model.(interface{ hint(verdict.Oracle) string }); ok && h.hint(r.Oracle) != "" {
-		r.Hint = h.hint(r.Oracle)
+	if h, ok := s.model.(family.Hinter); ok && h.Hint(r.Oracle) != "" {
+		r.Hint = h.Hint(r.Oracle)
 	}
 	r.Faults = s.faults.log
-	r.Replay = ReplayCommand(ex, t.Name, seed)
-	r.Trace = s.rec.traceTail()
-	r.Timeline = s.rec.timelineTail()
+	r.Replay = exercise.ReplayCommand(ex, t.Name, seed)
+	r.Trace = s.rec.TraceTail()
+	r.Timeline = s.rec.TimelineTail()
 	return r
-}
-
-// ReplayCommand is the command that replays one test of an exercise.
-func ReplayCommand(ex *Exercise, test string, seed uint64) string {
-	return "judge test " + ex.ID() + " --seed " + strconv.FormatUint(seed, 10) + " --test " + shellQuote(test)
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

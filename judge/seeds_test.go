@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 	eng := engine(t)
 	cat := catalog(t)
-	mutant := func(ex *Exercise, name string) []byte {
+	mutant := func(ex *exercise.Exercise, name string) []byte {
 		for _, m := range ex.Mutants {
 			if m.Name == name {
 				return m.Code
@@ -29,12 +30,12 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 	}
 	cases := []struct {
 		exercise, name, test string
-		code                 func(ex *Exercise) []byte
+		code                 func(ex *exercise.Exercise) []byte
 		oracle               verdict.Oracle
 	}{
 		// A clean-up that takes a missing entry for "done": only a crash
 		// between its two writes leaves a Deployment in that state.
-		{"173", "no-entry-means-done", "crashes between the two writes of a clean-up", func(ex *Exercise) []byte {
+		{"173", "no-entry-means-done", "crashes between the two writes of a clean-up", func(ex *exercise.Exercise) []byte {
 			code := strings.Replace(string(ex.Solution), "\tif _, ok := reg.Data[entry]; ok {\n", "\tif _, ok := reg.Data[entry]; !ok {\n\t\treturn nil\n\t} else {\n", 1)
 			if code == string(ex.Solution) {
 				t.Fatal("173's solution no longer checks for the entry")
@@ -43,7 +44,7 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		}, verdict.OracleConvergence},
 		// A new Deployment's entry written only in the call that added the
 		// finalizer: a crash between the two writes loses it for good.
-		{"173", "entry-only-with-the-finalizer", "two new Deployments with crashes after writes", func(ex *Exercise) []byte {
+		{"173", "entry-only-with-the-finalizer", "two new Deployments with crashes after writes", func(ex *exercise.Exercise) []byte {
 			code := strings.Replace(string(ex.Solution), "\tvar reg ctrl.ConfigMap\n\tif err := c.Get(ctx, registry, &reg); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n\timage",
 				"\tif !added {\n\t\treturn ctrl.Result{}, nil\n\t}\n\tvar reg ctrl.ConfigMap\n\tif err := c.Get(ctx, registry, &reg); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n\timage", 1)
 			code = strings.Replace(code, "\tif ctrl.AddFinalizer(&d, finalizer) {\n", "\tadded := ctrl.AddFinalizer(&d, finalizer)\n\tif added {\n", 1)
@@ -54,15 +55,15 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		}, verdict.OracleConvergence},
 		// A Conflict swallowed: only the conflict fault makes one.
 		{"172", "swallows-conflict", "status updates that lose a race",
-			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
+			func(ex *exercise.Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
 		{"173", "swallows-conflicts", "conflicts on the finalizer and on the registry",
-			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflicts") }, ""},
+			func(ex *exercise.Exercise) []byte { return mutant(ex, "swallows-conflicts") }, ""},
 		{"174", "swallows-conflict", "shared ConfigMap with conflicts",
-			func(ex *Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
+			func(ex *exercise.Exercise) []byte { return mutant(ex, "swallows-conflict") }, verdict.OracleSwallowedConflict},
 		// On a Conflict, the fresh resourceVersion copied onto the old
 		// copy: the other writer's change is erased (a label or an
 		// annotation: others' metadata; the replicas it set: safety).
-		{"174", "copies-the-resource-version", "shared ConfigMap with conflicts", func(ex *Exercise) []byte {
+		{"174", "copies-the-resource-version", "shared ConfigMap with conflicts", func(ex *exercise.Exercise) []byte {
 			code := strings.Replace(string(ex.Solution), "\treturn ctrl.Result{}, c.Update(ctx, &d)\n", `	err = c.Update(ctx, &d)
 	if ctrl.IsConflict(err) {
 		var fresh ctrl.Deployment

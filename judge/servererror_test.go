@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
 // The server-error fault and the rule that its failures are passed on
 // (Rules.PassOnErrors, oracle swallowed_error), on native controllers.
 
-var passOnErrors = Rules{WritesPerCall: 1, NoMadeUpErrors: true, PassOnErrors: true, NoRequeue: true}
+var passOnErrors = exercise.Rules{WritesPerCall: 1, NoMadeUpErrors: true, PassOnErrors: true, NoRequeue: true}
 
 // intercepting is a client that hands each Get, List, Create and Delete,
 // named by kind ("get", "list", "create", "delete"), to around.

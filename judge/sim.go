@@ -6,11 +6,14 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -52,8 +55,9 @@ var (
 
 // failure is the first oracle that failed in a test.
 type failure struct {
-	oracle  verdict.Oracle
-	message string
+	oracle    verdict.Oracle
+	message   string
+	violation *verdict.Violation // a bound on a count the failing write broke
 }
 
 // sim runs one test. It owns one of each part of the simulated cluster
@@ -64,22 +68,23 @@ type failure struct {
 type sim struct {
 	ctx      context.Context
 	fileName string // the learner's, for stack traces
-	suite    *Suite
-	test     *Test
-	model    model
-	world    *world
+	suite    *exercise.Suite
+	test     *exercise.Test
+	model    family.Family
+	world    family.World
 	rng      *rand.Rand // one generator for every choice, in a fixed order
 
-	clock   *clock
-	api     *apiServer
+	clock   *cluster.Clock
+	api     *cluster.APIServer
 	actor   string // who is writing; the informer holds back the controller's own events
-	inf     *informer
-	queue   *workqueue
-	kubelet *kubelet
-	gc      *garbageCollector
+	inf     *cluster.Informer
+	queue   *cluster.Workqueue
+	kubelet *cluster.Kubelet
+	gc      *cluster.GarbageCollector
 	faults  *faultPlan
 	host    *host
-	rec     *recorder
+	client  client // the controller's way to the API, faults and oracles wrapped around it
+	rec     *cluster.Recorder
 
 	// newController starts a controller process; ctl is the live one,
 	// nil after a crash until the next reconcile starts another.
@@ -97,26 +102,27 @@ type sim struct {
 	fail      *failure
 }
 
-func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *Suite, t *Test, seed uint64) *sim {
+func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exercise.Suite, t *exercise.Test, seed uint64) *sim {
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		clock: &clock{}, inf: newInformer(), queue: newWorkqueue(),
+		clock: &cluster.Clock{}, inf: cluster.NewInformer(), queue: cluster.NewWorkqueue(),
 		newController: newCtl,
 		steps:         &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr:       map[string]string{},
 	}
 	// The fault plan draws from the generator before the API server does.
 	sm.faults = newFaultPlan(sm.rng, t.Faults)
-	sm.api = newAPIServer(sm.rng, sm.clock.time)
-	sm.api.watch = sm.onWatch
-	sm.api.by = func() string { return sm.actor }
-	sm.world = &world{api: sm.api}
-	sm.rec = newRecorder(sm.clock)
+	sm.api = cluster.NewAPIServer(sm.rng, sm.clock.Time)
+	sm.api.Watch = sm.onWatch
+	sm.api.By = func() string { return sm.actor }
+	sm.world = sm.api
+	sm.rec = cluster.NewRecorder(sm.clock)
 	sm.host = &host{s: sm}
-	sm.kubelet = &kubelet{clock: sm.clock, api: sm.api, rec: sm.rec, readyAfter: time.Duration(s.World.PodReadyAfter),
-		mode: cmp.Or(t.PodReady, s.World.PodReady), as: sm.withActor}
-	sm.gc = &garbageCollector{api: sm.api, rec: sm.rec, as: sm.withActor}
+	sm.client = sm.newClient()
+	sm.kubelet = &cluster.Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
+		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor}
+	sm.gc = &cluster.GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
 	return sm
 }
 
@@ -130,28 +136,28 @@ func (s *sim) notJudged() {
 // failf records the test's first failure; later ones are consequences.
 func (s *sim) failf(oracle verdict.Oracle, msg string) {
 	if s.fail == nil {
-		msg = clip(msg, maxMessageBytes)
-		s.fail = &failure{oracle, msg}
-		s.rec.logf("judge", "✗ ", msg)
+		msg = text.Clip(msg, text.MaxMessageBytes)
+		s.fail = &failure{oracle: oracle, message: msg}
+		s.rec.Logf("judge", "✗ ", msg)
 	}
 }
 
 // noteFault writes down a fault that fired, for the verdict and the trace.
 func (s *sim) noteFault(class verdict.Fault, words string) {
-	s.faults.note(words)
-	s.rec.logf("fault", words)
-	s.rec.note(verdict.MarkFault)
+	s.faults.Note(words)
+	s.rec.Logf("fault", words)
+	s.rec.Note(verdict.MarkFault)
 }
 
 // ---- the world between reconciles
 
 // onWatch takes every event of the API server: to the informer, and a new
 // Pod to the kubelet.
-func (s *sim) onWatch(ev watchEvent) {
-	s.inf.observe(ev, s.actor == "controller")
-	if ev.Type == evAdded {
+func (s *sim) onWatch(ev cluster.WatchEvent) {
+	s.inf.Observe(ev, s.actor == "controller")
+	if ev.Type == cluster.EvAdded {
 		if p, ok := ev.Object.(*ctrl.Pod); ok && p.Status.Phase == "" {
-			s.kubelet.startPod(p)
+			s.kubelet.StartPod(p)
 		}
 	}
 }
@@ -167,26 +173,26 @@ func (s *sim) withActor(a string, f func()) {
 // collector deletes orphans and the kubelet's stages fire, the clock
 // jumping to each; then events reach the informer and the queue.
 func (s *sim) settle() {
-	for s.gc.collect() || s.clock.fireNext() {
+	for s.gc.Collect() || s.clock.FireNext() {
 	}
-	s.inf.deliver(s.notify)
+	s.inf.Deliver(s.notify)
 }
 
 // notify is the controller's event handler: an event the informer took
 // enqueues the keys it maps to, unless the missed-event fault loses it.
-func (s *sim) notify(ev watchEvent) {
+func (s *sim) notify(ev cluster.WatchEvent) {
 	reqs := s.requestsFor(ev.Object)
 	if len(reqs) == 0 {
 		return
 	}
 	if s.faults.maybe(verdict.FaultMissedEvent) {
-		s.inf.dropped++
+		s.inf.Dropped++
 		s.noteFault(verdict.FaultMissedEvent, "The "+strings.ToLower(string(ev.Type))+" event for "+string(ev.Object.GetObjectKind())+" "+
 			ev.Object.GetObjectMeta().Name+" was lost on its way to your controller (the periodic resync will catch up).")
 		return
 	}
 	for _, req := range reqs {
-		s.queue.add(req)
+		s.queue.Add(req)
 	}
 }
 
@@ -206,8 +212,8 @@ func (s *sim) requestsFor(o ctrl.Object) []string {
 	}
 	if slices.Contains(c.Watches, o.GetObjectKind()) {
 		var keys []string
-		for _, key := range s.api.sortedKeys() {
-			if f := s.api.objs[key]; f.GetObjectKind() == c.For {
+		for _, key := range s.api.SortedKeys() {
+			if f := s.api.Objs[key]; f.GetObjectKind() == c.For {
 				keys = append(keys, f.GetObjectMeta().Namespace+"/"+f.GetObjectMeta().Name)
 			}
 		}
@@ -217,342 +223,16 @@ func (s *sim) requestsFor(o ctrl.Object) []string {
 }
 
 func (s *sim) enqueueAll() {
-	for _, o := range s.api.list(s.suite.Controller.For) {
+	for _, o := range s.api.List(s.suite.Controller.For) {
 		m := o.GetObjectMeta()
-		s.queue.add(m.Namespace + "/" + m.Name)
+		s.queue.Add(m.Namespace + "/" + m.Name)
 	}
 }
 
-// sample adds a timeline point, tagged with what happened since the last.
-func (s *sim) sample(mark verdict.Mark) {
-	s.rec.note(mark)
-	s.rec.point(s.model.sample(s.world))
-}
-
-// restart discards the controller's instance: everything it held in memory
-// is gone. The next reconcile starts a fresh one, as a new process would,
-// with a fresh cache and every object enqueued.
-func (s *sim) restart() {
-	if s.ctl != nil {
-		s.ctl.close()
-		s.ctl = nil
-	}
-	s.rec.out.WriteString("--- controller restarted ---\n")
-	s.queue.reset()
-	s.inf.resync(s.api)
-	s.enqueueAll()
-}
-
-// sleep is the controller waiting inside a call (time.Sleep, a timer):
-// the cluster's time passes as it waits, and no real time does.
-func (s *sim) sleep(d time.Duration) {
-	s.slept += d
-	s.clock.advanceTo(s.clock.now + d)
-}
-
-// reconcile runs the learner's Reconcile once for key.
-func (s *sim) reconcile(key string) {
-	h := s.host
-	h.begin(key)
-	s.rec.logf("controller", "reconcile ", key, " (#", strconv.Itoa(h.n), ")")
-	if s.ctl == nil {
-		s.starting = true
-		ctl, err := s.newController(s)
-		if err != nil {
-			s.queue.done(key)
-			s.trapped(err)
-			s.starting = false
-			return
-		}
-		s.starting = false
-		s.ctl = ctl
-	}
-	s.slept = 0
-	before := s.clock.now
-	err := s.ctl.reconcile(s.ctx)
-	switch {
-	case err != nil:
-		// The Go runtime pauses on its way down after a panic; a call
-		// that never returned took no time of the world's.
-		s.clock.now = before
-	case s.slept > 0:
-		s.rec.logf("controller", "waited ", s.slept.String(), " of virtual time in that call")
-	}
-	s.queue.done(key)
-	if err != nil {
-		s.ctl = nil // a trapped instance is discarded
-		var trap *sandbox.Trap
-		if errors.As(err, &trap) && errors.Is(trap.Err, errCrash) {
-			// A crashed call returned no error: an earlier one must not
-			// outlive it, or a key whose object the crashed call deleted
-			// (and so never reconciled again) would seem to fail at rest.
-			s.lastErr[key] = ""
-			s.inf.crashed()
-			s.restart()
-			return
-		}
-		s.trapped(err)
-		return
-	}
-	if r := h.result; r == nil {
-		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
-	} else if s.brokeRules(key, r) {
-		return
-	} else if r.HasError {
-		s.lastErr[key] = clip(r.Text, maxErrorText)
-		d := s.queue.addRateLimited(key, s.clock.now)
-		s.rec.logf("controller", "returned error: ", clip(r.Text, maxTraceText), " (retry in ", d.String(), ")")
-	} else {
-		s.lastErr[key] = ""
-		s.queue.forget(key)
-		if r.RequeueAfter > 0 {
-			s.queue.addAfter(key, s.clock.now, r.RequeueAfter)
-			s.rec.logf("controller", "done, requeue after ", r.RequeueAfter.String())
-		} else if h.writes == 0 {
-			s.rec.logf("controller", "done, no writes")
-		}
-	}
-	s.afterReconcile(key)
-}
-
-// brokeRules checks what a call returned against the exercise's rules,
-// and fails the test if it broke one.
-func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
-	rules, h := &s.suite.Rules, s.host
-	n := strconv.Itoa(h.n)
-	switch {
-	case rules.NoMadeUpErrors && r.HasError && h.failed == 0:
-		s.failf(verdict.OracleMadeUpError, "Reconcile #"+n+" of "+key+" returned the error \""+clip(r.Text, maxErrorText)+
-			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
-			"here nothing went wrong, so return nil.")
-	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
-		s.failf(verdict.OracleSwallowedConflict, "Reconcile #"+n+" of "+key+"'s write of "+h.conflicted[0]+" failed with a Conflict, and the call "+
-			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read.")
-	case rules.PassOnErrors && !r.HasError && r.RequeueAfter == 0 && len(h.unanswered) > 0:
-		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
-			"returned no error, as if it had worked: the request is dropped until some other event brings it back. "+
-			"Return the error, so that the request is tried again with growing delays.")
-	case rules.NoRequeue && r.RequeueAfter > 0:
-		s.failf(verdict.OracleRequeue, "Reconcile #"+n+" of "+key+" asked to be called again after "+r.RequeueAfter.String()+
-			" (RequeueAfter). This exercise's controller never requeues itself: the events of what it watches bring it back, so return an empty ctrl.Result.")
-	default:
-		return false
-	}
-	return true
-}
-
-// afterReconcile delivers the reconcile's own events and injects the
-// faults that happen between reconciles.
-func (s *sim) afterReconcile(key string) {
-	n := strconv.Itoa(s.host.n)
-	if s.inf.reconciled(func() bool { return s.faults.maybe(verdict.FaultStaleRead) }) {
-		s.noteFault(verdict.FaultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+n+" until after its next reconcile.")
-	}
-	s.sample(verdict.MarkNone)
-	if s.faults.maybe(verdict.FaultRestart) {
-		s.noteFault(verdict.FaultRestart, "Restarted your controller after reconcile #"+n+" of "+key+": its memory was wiped.")
-		s.restart()
-		return
-	}
-	if s.faults.maybe(verdict.FaultDuplicate) {
-		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+n+".")
-		s.queue.add(key)
-	}
-}
-
-// ---- a controller write, as the host hands it on
-
-var verbs = map[ctrl.Op]string{ctrl.OpCreate: "create", ctrl.OpUpdate: "update", ctrl.OpUpdateStatus: "update-status", ctrl.OpDelete: "delete"}
-
-// write applies one controller write to the API server, then checks the
-// safety invariants and decides whether to crash right after it.
-func (s *sim) write(c ctrl.Call) (ctrl.Reply, error) {
-	h := s.host
-	verb := verbs[c.Op]
-	kind := c.Kind
-	if c.Object != nil {
-		kind = c.Object.GetObjectKind()
-		s.landMeanwhile(kind, c.Object.GetObjectMeta().Name, 0)
-	} else {
-		s.landMeanwhile(kind, c.Key.Name, 0)
-	}
-	raced := false
-	if c.Op == ctrl.OpUpdate || c.Op == ctrl.OpUpdateStatus {
-		m := c.Object.GetObjectMeta()
-		// The other writer acts at most once per call, so a retry within
-		// the call meets the state it left.
-		if cur := s.api.get(kind, orDefault(m.Namespace), m.Name); cur != nil && !h.raced && s.faults.maybe(verdict.FaultConflict) {
-			s.raceAhead(cur, verb)
-			raced, h.raced = true, true
-		}
-	}
-	h.writes++
-	var before, after ctrl.Object
-	var err *ctrl.StatusError
-	s.withActor("controller", func() {
-		switch c.Op {
-		case ctrl.OpCreate:
-			after, err = s.api.create(c.Object, false)
-		case ctrl.OpUpdate, ctrl.OpUpdateStatus:
-			m := c.Object.GetObjectMeta()
-			before = s.api.get(kind, orDefault(m.Namespace), m.Name)
-			after, err = s.api.update(c.Object, c.Op == ctrl.OpUpdateStatus)
-		case ctrl.OpDelete:
-			before, err = s.api.delete(c.Kind, c.Key.Namespace, c.Key.Name)
-			after = before
-		}
-	})
-	desc := verb + " " + string(kind)
-	name := c.Key.Name
-	if after != nil {
-		name = after.GetObjectMeta().Name
-		if d := clip(s.model.detail(after), maxDetail); d != "" {
-			desc += " " + d
-		}
-	} else if c.Object != nil {
-		name = c.Object.GetObjectMeta().Name
-		if name == "" {
-			name = c.Object.GetObjectMeta().GenerateName + "…"
-		}
-	}
-	name = shown(name)
-	objName := string(kind) + " " + name
-	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
-	if err != nil && err.Reason == ctrl.ReasonConflict {
-		h.conflicted = append(h.conflicted, objName)
-	}
-	if err != nil {
-		if !(raced && err.Reason == ctrl.ReasonConflict) {
-			// The conflict fault's refusals are the fault's, not the
-			// controller's: a test's expected writes do not list them.
-			s.rec.wrote(desc + " (failed: " + err.Reason + ")")
-		}
-		s.rec.logf("controller", verb, " ", string(kind), " ", name, " → ", err.Reason, ": ", err.Message)
-		return ctrl.Reply{Err: err}, nil
-	}
-	s.rec.wrote(desc)
-	s.rec.logf("controller", verb, " ", string(kind), " ", name, detailSuffix(clip(s.model.detail(after), maxDetail)))
-	s.rec.note(verdict.MarkWrite)
-	if h.crashOpp >= 0 {
-		// A crash after the previous write would have cut this call in two.
-		s.faults.midCall = append(s.faults.midCall, h.crashOpp)
-		h.crashOpp = -1
-	}
-	h.stored = append(h.stored, verb+" "+string(kind)+" "+name)
-	if max := s.suite.Rules.WritesPerCall; max > 0 && len(h.stored) > max {
-		s.failf(verdict.OracleWritesPerCall, "Reconcile #"+strconv.Itoa(h.n)+" of "+h.key+" made "+plural(len(h.stored), "write")+": "+
-			strings.Join(h.stored, ", ")+". This exercise allows "+plural(max, "write")+" per call: return after it, and the event it causes brings your controller back.")
-		return ctrl.Reply{}, errStop
-	}
-	if c.Op == ctrl.OpUpdate && s.suite.Rules.KeepForeignMetadata {
-		if loss, ok := s.api.lostForeign(before, after, s.suite.Rules.OwnKeys); ok {
-			s.failf(verdict.OracleForeignMetadata, "Your update of "+string(kind)+" "+name+" in reconcile #"+strconv.Itoa(h.n)+" "+loss.words()+
-				". It was not yours to change: keep every entry you did not set, and write from a fresh read of the object.")
-			return ctrl.Reply{}, errStop
-		}
-	}
-	if v := s.model.checkWrite(s.world, &write{Verb: verb, Object: after, Before: before}); v != "" {
-		s.failf(verdict.OracleSafety, v)
-		return ctrl.Reply{}, errStop
-	}
-	if max := s.test.Expect.MaxPods; max > 0 {
-		if n := len(s.api.list(ctrl.KindPod)); n > max {
-			s.failf(verdict.OracleSafety, "After your "+verb+" of "+name+" the cluster had "+pods(n)+"; this test allows at most "+strconv.Itoa(max)+".")
-			return ctrl.Reply{}, errStop
-		}
-	}
-	if s.faults.on && s.faults.planned[verdict.FaultCrashAfter] {
-		h.crashOpp = s.faults.chance[verdict.FaultCrashAfter]
-	}
-	if s.faults.maybe(verdict.FaultCrashAfter) {
-		s.noteFault(verdict.FaultCrashAfter, "Crashed your controller right after its "+ordinal(h.writes)+" write in reconcile #"+
-			strconv.Itoa(h.n)+" ("+verb+" "+string(kind)+" "+name+"), then restarted it.")
-		return ctrl.Reply{}, errCrash
-	}
-	if c.Op == ctrl.OpDelete {
-		return ctrl.Reply{}, nil
-	}
-	return ctrl.Reply{Object: after}, nil
-}
-
-// serverError is the server-error fault: the API server fails the call
-// named name, of kind op, for a moment, having read or written nothing.
-// It returns nil when the fault does not fire.
-func (s *sim) serverError(c *ctrl.Call, name string) *ctrl.StatusError {
-	h := s.host
-	if !s.faults.maybeServerError(callKind(c), h.serverErred) {
-		return nil
-	}
-	h.serverErred = true
-	if !slices.Contains(h.unanswered, name) {
-		h.unanswered = append(h.unanswered, name)
-	}
-	// The two answers alternate, so that a controller that tells one
-	// transient error from another meets both.
-	e := apiErr(503, ctrl.ReasonServiceUnavailable, "the server is currently unable to handle the request")
-	if s.faults.fired[verdict.FaultServerError]%2 == 0 {
-		e = apiErr(500, ctrl.ReasonInternal, "an error on the server has prevented the request from succeeding")
-	}
-	s.noteFault(verdict.FaultServerError, "The API server failed your "+name+" in reconcile #"+strconv.Itoa(h.n)+
-		" with "+strconv.Itoa(int(e.Code))+" "+e.Reason+": nothing was read or written, and the same call a moment later would work.")
-	s.rec.logf("controller", name, " → ", e.Reason, ": ", e.Message)
-	return e
-}
-
-// The conflict fault's other writer marks the objects it changes with a
-// label or an annotation of its own.
-const (
-	otherLabel      = "other-writer.example.com/edit"
-	otherAnnotation = "other-writer.example.com/note"
-)
-
-// raceAhead is the conflict fault: another writer changes cur, the object
-// the controller is about to update, so the update, based on the version
-// the controller read, meets the API server's real 409 Conflict. The
-// change reaches the controller's cache at once, as a real informer's
-// would within milliseconds, so reading again and retrying works; copying
-// the new resourceVersion onto the old copy erases the change.
-func (s *sim) raceAhead(cur ctrl.Object, verb string) {
-	next := ctrl.DeepCopy(cur)
-	m := next.GetObjectMeta()
-	n := strconv.Itoa(s.faults.fired[verdict.FaultConflict])
-	var what string
-	edits := 2
-	d, isDeployment := next.(*ctrl.Deployment)
-	if isDeployment && slices.Contains(s.suite.ConflictEdits, "replicas") {
-		edits++
-	}
-	switch e := s.rng.IntN(edits); {
-	case e == 2:
-		d.Spec.Replicas++
-		what = "scaled it to " + itoa(d.Spec.Replicas) + " replicas (spec.replicas)"
-	case e == 0:
-		if m.Labels == nil {
-			m.Labels = map[string]string{}
-		}
-		m.Labels[otherLabel] = "edit-" + n
-		what = "set the label " + otherLabel + "=edit-" + n
-	default:
-		if m.Annotations == nil {
-			m.Annotations = map[string]string{}
-		}
-		m.Annotations[otherAnnotation] = "edit " + n
-		what = "set the annotation " + otherAnnotation + "=\"edit " + n + "\""
-	}
-	var after ctrl.Object
-	var err *ctrl.StatusError
-	s.withActor(otherWriter, func() { after, err = s.api.update(next, false) })
-	kind, name := string(cur.GetObjectKind()), cur.GetObjectMeta().Name
-	if err != nil {
-		s.rec.logf(otherWriter, "could not change ", kind, " ", name, ": ", err.Message)
-		return
-	}
-	s.rec.logf(otherWriter, "changed ", kind, " ", name, ": it ", what)
-	s.inf.deliver(s.notify)
-	s.noteFault(verdict.FaultConflict, "Another writer changed "+kind+" "+name+" just before your "+verb+" in reconcile #"+strconv.Itoa(s.host.n)+
-		": it "+what+" (resourceVersion "+cur.GetObjectMeta().ResourceVersion+" → "+after.GetObjectMeta().ResourceVersion+
-		"). Your "+verb+" was based on the version you read, so the API server refuses it with 409 Conflict; writing your old copy "+
-		"with the new resourceVersion would erase that change.")
+// Sample adds a timeline point, tagged with what happened since the last.
+func (s *sim) Sample(mark verdict.Mark) {
+	s.rec.Note(mark)
+	s.rec.Point(s.model.Sample(s.world))
 }
 
 func detailSuffix(d string) string {
@@ -560,25 +240,4 @@ func detailSuffix(d string) string {
 		return ""
 	}
 	return " (" + d + ")"
-}
-
-func orDefault(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(n) + suffix
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
 )
@@ -84,13 +86,13 @@ status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
 }
 
 // suite builds a one-test suite on the deployment model.
-func suite(t *testing.T, objects, steps, faults, expect string) *Exercise {
+func suite(t *testing.T, objects, steps, faults, expect string) *exercise.Exercise {
 	t.Helper()
 	return suiteWith(t, "{for: Deployment, owns: [Pod]}", "deployment", objects, steps, faults, expect)
 }
 
 // suiteWith builds a one-test suite for a controller and a model.
-func suiteWith(t *testing.T, controller, model, objects, steps, faults, expect string) *Exercise {
+func suiteWith(t *testing.T, controller, model, objects, steps, faults, expect string) *exercise.Exercise {
 	t.Helper()
 	y := "controller: " + controller + "\nmodel: " + model + "\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
 		indent(objects, "    ") + "\n"
@@ -103,11 +105,11 @@ func suiteWith(t *testing.T, controller, model, objects, steps, faults, expect s
 	if expect != "" {
 		y += "  expect: " + expect + "\n"
 	}
-	s, err := ParseSuite("test.yaml", []byte(y))
+	s, err := exercise.ParseSuite("test.yaml", []byte(y), Checks)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y)
 	}
-	return &Exercise{Number: 1, Slug: "t", Suite: s}
+	return &exercise.Exercise{Number: 1, Slug: "t", Suite: s}
 }
 
 func indent(s, in string) string {
@@ -118,7 +120,7 @@ func indent(s, in string) string {
 	return strings.Join(lines, "\n")
 }
 
-func run(ex *Exercise, seed uint64, newR func() ctrl.Reconciler) verdict.TestResult {
+func run(ex *exercise.Exercise, seed uint64, newR func() ctrl.Reconciler) verdict.TestResult {
 	return runTest(context.Background(), startNative(newR), ex, ex.Suite.Tests[0], seed, "t.go")
 }
 
@@ -534,11 +536,11 @@ func TestWatchedKindsEnqueueEveryForObject(t *testing.T) {
 	y := "controller: {for: Deployment, watches: [ConfigMap]}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
 		indent(fmt.Sprintf(deploymentYAML, 0, "v1")+"---"+strings.ReplaceAll(fmt.Sprintf(deploymentYAML, 0, "v1"), "name: web", "name: api"), "    ") + "\n" +
 		"  steps:\n  - apply: |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: shared}\n      data: {a: b}\n"
-	s, err := ParseSuite("test.yaml", []byte(y))
+	s, err := exercise.ParseSuite("test.yaml", []byte(y), Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := &Exercise{Number: 1, Slug: "t", Suite: s}
+	ex := &exercise.Exercise{Number: 1, Slug: "t", Suite: s}
 	var seen []string
 	spy := func() ctrl.Reconciler {
 		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
@@ -608,9 +610,9 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 	steps := "- apply: |\n" + indent(fmt.Sprintf(deploymentYAML, 4, "v1"), "    ")
 	ex := suite(t, fmt.Sprintf(deploymentYAML, 3, "v1"), steps, "duplicate, restart, missed-event", "")
 	tt := ex.Suite.Tests[0]
-	before := tt.Steps[0].objects
+	before := tt.Steps[0].Parsed
 	defer func() {
-		if &tt.Steps[0].objects[0] != &before[0] {
+		if &tt.Steps[0].Parsed[0] != &before[0] {
 			t.Error("shrinking parsed its trials into the suite's own test")
 		}
 	}()
@@ -620,7 +622,7 @@ func TestShrinkKeepsTheFaultThatMatters(t *testing.T) {
 			continue
 		}
 		sh, _ := shrink(context.Background(), startNative(memory), ex, tt, seed, "t.go", &r)
-		if sh == nil || joinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
+		if sh == nil || text.JoinNames(sh.Faults, ",") != "restart" || !strings.HasSuffix(sh.Replay, "--faults restart") {
 			t.Fatalf("seed %d: shrunk to %+v", seed, sh)
 		}
 		return

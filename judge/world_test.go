@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -69,7 +71,7 @@ func TestATerminatingPodStaysUntilReleased(t *testing.T) {
 func TestAManifestMayNotBeDeletedWithoutAFinalizer(t *testing.T) {
 	y := "controller: {for: Deployment}\nmodel: deployment\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
 		indent(strings.Replace(fmt.Sprintf(deploymentYAML, 1, "v1"), "metadata: {name: web}", "metadata: {name: web, deletionTimestamp: \"2026-01-01T00:00:00Z\"}", 1), "    ")
-	if _, err := ParseSuite("t.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "needs finalizers") {
+	if _, err := exercise.ParseSuite("t.yaml", []byte(y), Checks); err == nil || !strings.Contains(err.Error(), "needs finalizers") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -110,14 +112,14 @@ func TestReadinessFlips(t *testing.T) {
 
 func TestPodsReadyWhenIdle(t *testing.T) {
 	ex := suite(t, fmt.Sprintf(deploymentYAML, 2, "v1"), "", "", "")
-	ex.Suite.Tests[0].PodReady = readyWhenIdle
+	ex.Suite.Tests[0].PodReady = cluster.ReadyWhenIdle
 	var seen []string
 	mustPass(t, run(ex, 1, readiness(&seen)))
 	if got := strings.Join(seen, "|"); !strings.Contains(got, "web-") {
 		t.Fatalf("the controller never saw a new Pod Running but not Ready: %q", got)
 	}
 	// Never Ready: the model waits for all Ready, so the test cannot converge.
-	ex.Suite.Tests[0].PodReady = readyNever
+	ex.Suite.Tests[0].PodReady = cluster.ReadyNever
 	mustFail(t, run(ex, 1, stepper), "convergence")
 }
 

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -25,7 +24,8 @@ import (
 // the wall clock: how much memory a compiler holds when it is stopped
 // depends on when its collector ran, so a build they end is a BusyError,
 // never the program's verdict. What decides a build is checked on the
-// source first (limits.go). Figures: RATIONALE.md, "Builds".
+// source first (limits.go). Figures: RATIONALE.md, "Why kernel limits,
+// and only as a net?".
 const (
 	// maxBuildCPU is RLIMIT_CPU per process: a warm build of a learner's
 	// file takes under 2 s of CPU, the largest cold standard-library
@@ -184,10 +184,11 @@ type Builder struct {
 
 	goBin      string
 	env        []string
-	toolDir    string   // the compiler and linker; "" builds with the go command
-	linkProcs  string   // the linker's GOMAXPROCS; "" leaves it to the runtime
-	compileEnv []string // added to the compiler's environment (compileGCEnv)
-	goVersion  string   // "go1.26.8"
+	toolDir    string                     // the compiler and linker; "" builds with the go command
+	linkProcs  string                     // the linker's GOMAXPROCS; "" leaves it to the runtime
+	compileEnv []string                   // added to the compiler's environment (compileGCEnv)
+	linkEnv    func(BuildLimits) []string // added to the linker's (linkGCEnv); nil adds nothing
+	goVersion  string                     // "go1.26.8"
 	goroot     string
 	gocache    string
 	version    string // go version's line
@@ -199,9 +200,6 @@ type Builder struct {
 
 	// noSourceLimits lets tests reach the kernel's limits with a bomb.
 	noSourceLimits bool
-
-	linker     atomic.Pointer[string] // WarmLinker's, or nil for the toolchain's
-	linkerSoon atomic.Pointer[string] // WarmLinker's, being built by another process
 }
 
 // NewBuilder finds the installed Go toolchain and its build cache.
@@ -232,10 +230,11 @@ func NewBuilder() (*Builder, error) {
 		"GOCACHE=" + lines[0], "GOROOT=" + lines[1],
 		"PATH=" + filepath.Dir(goBin),
 	}
-	// The linker on one P: its work is mostly serial, and with a second P
-	// its collector marks there whenever it idles, for more CPU and no
-	// less wall time (RATIONALE.md, "The linker on one P").
-	return &Builder{goBin: goBin, env: env, Limits: DefaultBuildLimits(), linkProcs: "1", compileEnv: compileGCEnv,
+	// The linker on one P, as the compiler: a link that collects has no
+	// idle P to mark on, so the CPU it takes does not depend on whether
+	// the other cores are busy (RATIONALE.md, "Why the linker without its
+	// collector, on one P?").
+	return &Builder{goBin: goBin, env: env, Limits: DefaultBuildLimits(), linkProcs: "1", compileEnv: compileGCEnv, linkEnv: linkGCEnv,
 		goroot: lines[1], gocache: lines[0], toolDir: lines[2], goVersion: lines[3],
 		version: "go version " + lines[3] + " " + lines[4] + "/" + lines[5]}, nil
 }

@@ -107,22 +107,20 @@ func benchBuilders(b *testing.B, src string, first, second *Builder, firstLabel,
 	b.ReportMetric(0, "ns/op")
 }
 
-// BenchmarkLinkerHugeHeap builds small learner code directly, linking
-// with WarmLinker's linker (its heap in huge pages) and with the
-// toolchain's, alternating, and reports the median wall and CPU time of
-// each whole build and their ratios (huge pages over the toolchain's).
+// BenchmarkLinkerCollector builds a learner's file directly, with the
+// linker's collector set as the judge sets it (linkGCEnv) and left at its
+// defaults, both on one P, alternating, and reports the median wall and
+// CPU time of each whole build and their ratios (the judge's over the
+// defaults).
 //
-//	go test -run '^$' -bench LinkerHugeHeap -benchtime 20x ./sandbox/
-func BenchmarkLinkerHugeHeap(b *testing.B) {
-	huge, err := NewBuilder()
+//	go test -run '^$' -bench LinkerCollector -benchtime 20x ./sandbox/
+func BenchmarkLinkerCollector(b *testing.B) {
+	set, err := NewBuilder()
 	if err != nil {
 		b.Fatal(err)
 	}
-	warmLinker(b, huge)
-	if huge.Linker() == toolchainLinker {
-		b.Skip("transparent huge pages are not in madvise mode here: WarmLinker builds nothing")
-	}
-	toolchain, _ := NewBuilder()
-	src := "package main\n\nimport (\n\t\"context\"\n\t\"slices\"\n)\n\nvar (\n\t_ = context.Background\n\t_ = slices.Sort[[]int]\n)\n\nvar tag string\n\nfunc init() { tag = \"%d\" }\n"
-	benchBuilders(b, src, huge, toolchain, "huge", "toolchain")
+	defaults, _ := NewBuilder()
+	defaults.linkEnv = nil
+	src := "package main\n\nimport (\n\t\"context\"\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n\t\"time\"\n)\n\nvar (\n\t_ = context.Background\n\t_ = json.Marshal\n\t_ = fmt.Sprint\n\t_ = slices.Sort[[]int]\n\t_ = strings.HasPrefix\n\t_ = time.Now\n)\n\nvar tag string\n\nfunc init() { tag = \"%d\" }\n"
+	benchBuilders(b, src, set, defaults, "set", "defaults")
 }

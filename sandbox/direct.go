@@ -36,7 +36,8 @@ import (
 // kept per Go toolchain and set of trusted files, on disk when the
 // Builder has a StateDir. A learner's build then runs the compiler and
 // the linker directly, each in a process group of its own under the
-// kernel limits of a build. Figures: RATIONALE.md, "Builds".
+// kernel limits of a build. Figures: RATIONALE.md, "Why run the compiler
+// and the linker directly?".
 
 // kitStaleAfter is how old an archive's modification time may get before
 // a build marks it used, as the go command does, so that the Go cache's
@@ -441,17 +442,14 @@ func (b *Builder) buildDirect(ctx context.Context, p Program, files map[string][
 	// runtime's own traceback). The name section stays: pruning reads it
 	// (prune.go), and Compile strips it before wazero sees the module.
 	args = []string{"-o", out, "-importcfg", linkCfg, "-buildmode=c-shared", "-w", archive}
-	env := append(linkGCEnv(lim), "GOROOT=")
+	env := []string{"GOROOT="}
+	if b.linkEnv != nil {
+		env = append(env, b.linkEnv(lim)...)
+	}
 	if b.linkProcs != "" {
 		env = append(env, "GOMAXPROCS="+b.linkProcs)
 	}
-	linker := b.linkerPath()
-	r := b.step(ctx, tmp, tmp, linker, args, lim, res, env)
-	if linkFailedToStart(r.err) && linker != filepath.Join(b.toolDir, "link") {
-		// WarmLinker's linker is gone: the toolchain's links from now on.
-		b.linker.Store(nil)
-		r = b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, env)
-	}
+	r := b.step(ctx, tmp, tmp, filepath.Join(b.toolDir, "link"), args, lim, res, env)
 	if r.err != nil {
 		return "", k.failed(b.stepError(r, lim, dir, tmp, p))
 	}
@@ -482,8 +480,8 @@ func (k *kit) failed(err error) error {
 // maxLinkHeapBytes, or a quarter of its memory limit if that is less. A
 // learner's link allocates some 60 MB, nearly all of it live until it
 // exits: at the default GOGC its collector runs cycle after cycle over a
-// heap it cannot shrink, a fifth of the link's CPU (RATIONALE.md, "The
-// linker's collector"). A link that grows past the mark collects as a
+// heap it cannot shrink, about a tenth of the link's CPU (RATIONALE.md,
+// "Why the linker without its collector, on one P?"). A link that grows past the mark collects as a
 // memory-limited program does; its input is bounded (an object file is
 // at most maxBuildFileBytes). Not the compiler's: a compile bomb's heap
 // is live too, and past the mark its collector would run flat out, so
@@ -508,7 +506,7 @@ func linkGCEnv(lim BuildLimits) []string {
 // memory limit as before: never a memory-limited collector running flat
 // out (linkGCEnv). And with no idle P to mark on, the CPU a compile takes,
 // and so which limit stops a bomb, does not depend on whether the other
-// cores are busy. RATIONALE.md, "The compiler on one P".
+// cores are busy. RATIONALE.md, "Why the compiler on one P, at GOGC=400?".
 var compileGCEnv = []string{"GOGC=400", "GOMAXPROCS=1"}
 
 // step runs one tool of a direct build and adds its cost to res.

@@ -55,11 +55,21 @@ func hostileProgram(src []byte) Program {
 // a root of the test's, so that leftover processes can be found by it.
 func testBuilder(t *testing.T) (*Builder, string) {
 	t.Helper()
-	b, root := toolchainBuilder(t)
-	// The linker learners' builds run (linker.go); its own tests check
-	// that it can be built.
-	b.WarmLinker(context.Background(), linkerDir(t), nil)
-	return b, root
+	return toolchainBuilder(t)
+}
+
+// toolchainBuilder is a Builder for a test that runs the toolchain, and
+// a folder of the test's.
+func toolchainBuilder(t *testing.T) (*Builder, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the Go toolchain; skipped with -short")
+	}
+	b, err := NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, t.TempDir()
 }
 
 // leftovers lists the live processes whose command line or working

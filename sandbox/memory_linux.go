@@ -92,7 +92,8 @@ func memoryAllocator(maxBytes uint64) experimental.MemoryAllocator {
 		// Huge pages where the kernel offers them on request (transparent
 		// huge pages in madvise mode): a module touches megabytes as it
 		// starts, and a fault for each 4 KiB page costs far more than
-		// clearing it (RATIONALE.md, "Instances"). Where they are
+		// clearing it (RATIONALE.md, "Why a mapping of 64 MiB for each
+		// memory?"). Where they are
 		// off, nothing changes.
 		unix.Madvise(buf, unix.MADV_HUGEPAGE)
 		return &mmapMemory{buf: buf[:0]}

@@ -22,8 +22,8 @@ import (
 // (Runtime.Whole). Nothing else changes: indices, types, tables, data and
 // memory are those of the whole module, so an instance that never reaches
 // a stub does exactly what it would have done on the whole module, and
-// one that reaches one is discarded. Measured: RATIONALE.md, "Compiling
-// what runs".
+// one that reaches one is discarded. Measured: RATIONALE.md, "Why compile
+// only what runs?".
 
 // prunedOp is the host call a stub makes; the SDK's operations are small
 // numbers.

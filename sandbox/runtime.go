@@ -34,7 +34,8 @@ const (
 	// nobody uses them. The interpreter's code for a Go module of 2.4 MB
 	// holds about 50 MiB of heap, so each one kept makes the heap the
 	// garbage collector tends that much larger, and each compile past it
-	// pages in fresh memory (RATIONALE.md, "Compilation").
+	// pages in fresh memory (RATIONALE.md, "Why keep four compiled
+	// modules?").
 	maxCachedModules = 4
 	hostModuleName   = "ctrljudge"
 )

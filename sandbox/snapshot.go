@@ -28,7 +28,8 @@ import (
 // random stream moved on as far. One copy serves every instance, unless
 // `_initialize` read the wall clock: then one is kept per reading. Where
 // the limits would have stopped `_initialize`, the instance starts the old
-// way and stops the same way. Measured: RATIONALE.md, "Instances".
+// way and stops the same way. Measured: RATIONALE.md, "Why start from a
+// snapshot?".
 //
 // wazero's API reaches only exported globals, so the module is compiled
 // with every mutable global it defines exported under a name of ours

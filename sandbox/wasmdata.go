@@ -14,7 +14,7 @@ import (
 // trial each): a fifth of a submission's CPU time went there. Segments a
 // few bytes apart are merged, the gaps filled with the zeros the memory
 // holds anyway, which leaves what the memory holds when the module starts
-// unchanged. Measured: RATIONALE.md, "Instances".
+// unchanged. Measured: RATIONALE.md, "Why merge the data segments?".
 
 // maxDataGap is the largest run of zeros merged into a segment.
 const maxDataGap = 4096

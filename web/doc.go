@@ -6,16 +6,18 @@
 //   - Pages are rendered on the server with html/template. Markdown (chapters,
 //     statements, explanations) is rendered once at start by goldmark with raw
 //     HTML off and kept; chroma's CSS is written once at start too.
-//   - Judging happens on a small pool of workers (never more than the CPUs)
-//     fed by one bounded queue. A submission is admitted only while the queue
-//     has room, gets its store row at once, and always ends done or
-//     not_judged. Unfinished rows found at start are judged again: that is the
-//     crash recovery.
-//   - Progress travels as server-sent events. Each job keeps its event log,
-//     so a late or reconnecting subscriber replays it (Last-Event-ID skips
-//     what it has); once a job is gone from memory the stored verdict is
-//     replayed instead. Result cards and the timeline SVG are rendered on the
-//     server, so all learner-visible text goes through html/template.
+//   - Judging is package judge/queue's: it admits a bounded line of
+//     submissions (per learner and per client address too), judges them in
+//     this process or through River on PostgreSQL, and publishes each
+//     one's events. This package asks it for a place, answers 429 or 503
+//     when it refuses, and charges the sender's rate for attempts a safety
+//     net cut short.
+//   - Progress travels as server-sent events. Each live job keeps its event
+//     log, so a late or reconnecting subscriber replays it (Last-Event-ID
+//     skips what it has); once a job is gone from memory the stored verdict
+//     is replayed instead. Result cards and the timeline SVG are rendered
+//     here as the events are sent, so all learner-visible text goes
+//     through html/template.
 //   - CSRF: echo's CSRF middleware. Browsers that send Sec-Fetch-Site are
 //     judged by it (same-origin passes, cross-site is refused); requests
 //     without it must carry the double-submit token (header X-CSRF-Token or

@@ -37,9 +37,7 @@ import (
 // themes and at 390 px, where nothing may overflow the page. With
 // CTRLJUDGE_SCREENSHOTS=DIR it saves screenshots at 1400 and 390 px.
 func TestBrowserInstructor(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
-	}
+	needBrowser(t)
 	shots := os.Getenv("CTRLJUDGE_SCREENSHOTS")
 	const zone = "America/New_York" // the browser's time zone; the server's is UTC
 	nyc, err := time.LoadLocation(zone)

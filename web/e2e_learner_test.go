@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"ctrljudge/judge/exercise"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,8 +10,6 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-
-	"ctrljudge/judge"
 )
 
 // TestBrowserLearnerJourney drives a newcomer's journey click by click in
@@ -36,7 +35,7 @@ func TestBrowserLearnerJourney(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex, _ := srv.cat.Find("171")
-	solution := string(judge.LearnerSource(ex.Solution))
+	solution := string(exercise.LearnerSource(ex.Solution))
 
 	b := newE2EBrowser(t, 1400, 1000)
 	defer b.checkConsole()

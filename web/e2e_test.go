@@ -18,11 +18,24 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 )
 
 // chromiumPath is where Debian's chromium lives; the Makefile installs it.
 const chromiumPath = "/usr/bin/chromium"
+
+// needBrowser skips a test that drives Chromium when there is none, and
+// under -short, the fast inner loop.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives Chromium; not with -short")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
+	}
+}
 
 // e2eJudgeTimeout bounds one judgement in the browser test: the first one
 // builds and compiles from a cold cache.
@@ -199,7 +212,7 @@ func TestBrowser(t *testing.T) {
 // e2eServer is the real server, store and engine on a loopback port.
 type e2eServer struct {
 	base string
-	cat  *judge.Catalog
+	cat  *exercise.Catalog
 	db   *records.DB
 	srv  *Server
 }
@@ -208,9 +221,7 @@ type e2eServer struct {
 // there is no browser.
 func startE2E(t *testing.T) *e2eServer {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("no browser at %s (the Makefile installs Debian's chromium): %v", chromiumPath, err)
-	}
+	needBrowser(t)
 	data := t.TempDir()
 	db := openStore(t, data)
 	cat := builtinCatalog(t)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
-	"ctrljudge/judge/verdict"
 )
 
 // heartbeatInterval keeps idle event streams open through proxies.
@@ -35,8 +36,8 @@ func (s *Server) handleEvents(c echo.Context) error {
 	if l == nil {
 		return notFound
 	}
-	if j := s.q.lookup(id); j != nil {
-		if j.learner != l.ID {
+	if j := s.q.Lookup(id); j != nil {
+		if j.Learner() != l.ID {
 			return notFound
 		}
 		return s.capped(c, j, true)
@@ -50,32 +51,28 @@ func (s *Server) handleEvents(c echo.Context) error {
 	}
 	// Finished before the stream was opened, or by an earlier run of the
 	// server: replay the stored result.
-	j := newJob(sub.ID, sub.LearnerID, nil, sub.Mode, nil, sub.Seed)
-	switch sub.State {
-	case records.StateDone:
-		v, err := verdict.Decode(sub.Verdict)
-		if err != nil {
-			return fmt.Errorf("submission %d: stored verdict: %w", id, err)
-		}
-		j.publish("done", s.doneEvent(v, sub.DurationMs))
-	case records.StateNotJudged:
-		j.publish("not_judged", map[string]string{"note": sub.Note})
-	default:
-		j.publish("not_judged", map[string]string{"note": "this submission is no longer being judged; please submit again"})
+	ev, err := queue.FinalEvent(sub)
+	switch {
+	case queue.IsUnsettled(err):
+		ev = queue.Event{Kind: queue.NotJudged, Note: "this submission is no longer being judged; please submit again"}
+	case err != nil:
+		return err
 	}
+	j := queue.NewJob(sub.ID, sub.LearnerID)
+	j.Publish(ev)
 	// Its ids are not the live log's: send it whole.
 	return s.capped(c, j, false)
 }
 
 // capped streams j if the caps on open streams allow one more (see
 // streamGate), and refuses it with 429 otherwise.
-func (s *Server) capped(c echo.Context, j *job, resume bool) error {
+func (s *Server) capped(c echo.Context, j *queue.Job, resume bool) error {
 	addr := clientKey(c)
-	if err := s.streams.acquire(j.id, j.learner, addr); err != nil {
+	if err := s.streams.acquire(j.ID(), j.Learner(), addr); err != nil {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(streamRetryAfter))
 		return err
 	}
-	defer s.streams.release(j.id, j.learner, addr)
+	defer s.streams.release(j.ID(), j.Learner(), addr)
 	return s.stream(c, j, resume)
 }
 
@@ -83,7 +80,7 @@ func (s *Server) capped(c echo.Context, j *job, resume bool) error {
 // client already has (up to Last-Event-ID) are skipped. Ids carry the
 // server's epoch: after a restart the job's log starts again, and an id
 // from the old log must not skip events of the new one.
-func (s *Server) stream(c echo.Context, j *job, resume bool) error {
+func (s *Server) stream(c echo.Context, j *queue.Job, resume bool) error {
 	next := 0
 	if epoch, n, ok := strings.Cut(c.Request().Header.Get("Last-Event-ID"), "."); resume && ok && epoch == s.epoch {
 		if last, err := strconv.Atoi(n); err == nil && last >= 0 {
@@ -105,13 +102,13 @@ func (s *Server) stream(c echo.Context, j *job, resume bool) error {
 	beat := time.NewTicker(heartbeatInterval)
 	defer beat.Stop()
 	for {
-		evs, wake := j.since(next)
+		evs, wake := j.Since(next)
 		for _, ev := range evs {
-			if _, err := fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.name, ev.data); err != nil {
+			if _, err := fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.Kind, s.eventData(ev)); err != nil {
 				return nil
 			}
 			next++
-			if ev.final() {
+			if ev.Final() {
 				w.Flush()
 				return nil
 			}
@@ -127,13 +124,44 @@ func (s *Server) stream(c echo.Context, j *job, resume bool) error {
 			return nil
 		case <-s.closing:
 			// Shutdown settled every job, so the final event is in the log.
-			evs, _ := j.since(next)
+			evs, _ := j.Since(next)
 			for _, ev := range evs {
-				fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.name, ev.data)
+				fmt.Fprintf(w, "id: %s.%d\nevent: %s\ndata: %s\n\n", s.epoch, next, ev.Kind, s.eventData(ev))
 				next++
 			}
 			w.Flush()
 			return nil
 		}
 	}
+}
+
+// eventData is an event's data as the stream sends it, one line of JSON:
+// queued (position), compiling, running (index, total, name), test (one
+// rendered card), retrying (attempt, note), done (the whole rendered
+// result) or not_judged (note).
+func (s *Server) eventData(ev queue.Event) []byte {
+	var v any = struct{}{}
+	p := ev.Progress
+	switch ev.Kind {
+	case queue.Queued:
+		v = map[string]int{"position": ev.Position}
+	case queue.Running:
+		v = map[string]any{"index": p.Index, "total": p.Total, "name": p.Name}
+	case queue.Test:
+		v = map[string]any{
+			"index": p.Index, "total": p.Total, "name": p.Test.Name,
+			"status": p.Test.Status, "html": s.renderPart("card", newCard(p.Index, p.Test)),
+		}
+	case queue.Retrying:
+		v = map[string]any{"attempt": ev.Attempt, "note": ev.Note}
+	case queue.Done:
+		v = s.doneEvent(ev.Verdict, ev.Ms)
+	case queue.NotJudged:
+		v = map[string]string{"note": ev.Note}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`{}`)
+	}
+	return data
 }

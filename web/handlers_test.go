@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -364,7 +366,7 @@ func TestPendingPerLearner(t *testing.T) {
 	fake := &fakeJudge{hold: make(chan struct{}), started: make(chan struct{}, 8)}
 	env := newEnv(t, Config{Workers: 1, QueueCap: 50}, fake)
 	c := env.client()
-	for range maxPendingPerLearner {
+	for range queue.MaxPendingPerLearner {
 		c.submit("171", "run", "package main")
 	}
 	r := c.do("POST", "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "x"}), nil)
@@ -481,7 +483,7 @@ func TestShutdownWaitsForJudgements(t *testing.T) {
 	go func() { done <- env.srv.Shutdown(context.Background(), time.Minute) }()
 	// New work is refused while the running judgement finishes.
 	waitClosed(t, env)
-	if err := env.srv.q.admit(99); err != errQueueClosed {
+	if err := env.srv.q.Admit(99, ""); err != queue.ErrClosed {
 		t.Errorf("admit during shutdown: %v", err)
 	}
 	if r := c.do("POST", "/api/exercises/171/submissions", jsonBody(map[string]string{"mode": "run", "code": "x"}), nil); r.StatusCode != http.StatusServiceUnavailable {
@@ -499,11 +501,12 @@ func TestShutdownWaitsForJudgements(t *testing.T) {
 // waitClosed waits until shutdown has closed the queue.
 func waitClosed(t *testing.T, env *testEnv) {
 	for range 5000 {
-		env.srv.q.mu.Lock()
-		closed := env.srv.q.closed
-		env.srv.q.mu.Unlock()
-		if closed {
+		err := env.srv.q.Admit(98, "")
+		if err == queue.ErrClosed {
 			return
+		}
+		if err == nil {
+			env.srv.q.Cancel(98, "")
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -592,7 +595,7 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("chapter headings lack ids: %.300s", ch)
 	}
 	md := newMarkdown()
-	cat := &judge.Catalog{Chapters: []*judge.Chapter{{Slug: "c", Body: "---\ntitle: x\n---\n# Title\n\n<script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```go\nfunc main() {}\n```\n\n[x](javascript:alert(1))\n"}}}
+	cat := &exercise.Catalog{Chapters: []*exercise.Chapter{{Slug: "c", Body: "---\ntitle: x\n---\n# Title\n\n<script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```go\nfunc main() {}\n```\n\n[x](javascript:alert(1))\n"}}}
 	d, err := renderCatalog(md, cat)
 	if err != nil {
 		t.Fatal(err)
@@ -647,12 +650,25 @@ func TestInstructorMount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
-	if err := env.db.CreateSubmission(ctx, sub); err != nil {
+	orig := &records.Submission{LearnerID: l.ID, Exercise: "reconcile-loop", Engine: judge.EngineVersion, Mode: "submit", Code: solvedMarker, Seed: 1}
+	if err := env.db.CreateSubmission(ctx, orig); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.srv.Enqueue(sub); err != nil {
-		t.Fatalf("enqueue a re-judge: %v", err)
+	if queued, err := env.srv.q.Rejudge(ctx, orig); !queued || err != nil {
+		t.Fatalf("queue a re-judge: %v, %v", queued, err)
+	}
+	subs, err := env.db.Submissions(ctx, l.ID, "reconcile-loop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub *records.Submission
+	for _, s := range subs {
+		if s.RejudgeOf == orig.ID {
+			sub = s
+		}
+	}
+	if sub == nil {
+		t.Fatalf("no re-judge of %d in %+v", orig.ID, subs)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		s, err := env.db.Submission(ctx, sub.ID)
@@ -666,7 +682,7 @@ func TestInstructorMount(t *testing.T) {
 			t.Fatalf("re-judge still %s", s.State)
 		}
 	}
-	if err := env.srv.Enqueue(&records.Submission{ID: 99, Exercise: "gone"}); err == nil {
+	if _, err := env.srv.q.Rejudge(ctx, &records.Submission{ID: 99, Exercise: "gone"}); err == nil {
 		t.Error("re-judge of an unknown exercise accepted")
 	}
 }
@@ -687,7 +703,7 @@ func TestJudgePanic(t *testing.T) {
 
 // A judgement that a wall-clock safety net cut short is neither stored nor
 // charged: the server judges it again, and settles it as not judged only
-// after maxJudgeAttempts.
+// after queue.MaxJudgeAttempts.
 func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 	for _, c := range []struct {
 		busy      int
@@ -695,7 +711,7 @@ func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 		wantCalls int
 	}{
 		{busy: 1, wantState: "done", wantCalls: 2},
-		{busy: maxJudgeAttempts, wantState: "not_judged", wantCalls: maxJudgeAttempts},
+		{busy: queue.MaxJudgeAttempts, wantState: "not_judged", wantCalls: queue.MaxJudgeAttempts},
 	} {
 		fake := &fakeJudge{busy: c.busy, hold: make(chan struct{}), started: make(chan struct{}, 8)}
 		env := newEnv(t, Config{Workers: 1}, fake)
@@ -732,7 +748,7 @@ func TestNotJudgedIsRetriedNotCharged(t *testing.T) {
 // is to the sender's submission rate: a file that only ever meets the
 // wall-clock net cannot buy server time without limit.
 func TestNotJudgedCountsAgainstTheRate(t *testing.T) {
-	fake := &fakeJudge{busy: maxJudgeAttempts, hold: make(chan struct{}), started: make(chan struct{}, 8)}
+	fake := &fakeJudge{busy: queue.MaxJudgeAttempts, hold: make(chan struct{}), started: make(chan struct{}, 8)}
 	env := newEnv(t, Config{Workers: 1}, fake)
 	cl := env.client()
 	sub := cl.submit("171", "submit", "package main "+solvedMarker)

@@ -19,6 +19,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/pgtest"
 	"ctrljudge/judge/verdict"
@@ -115,9 +116,9 @@ func fakeVerdict(s judge.Submission) *verdict.Verdict {
 	return v
 }
 
-func builtinCatalog(t testing.TB) *judge.Catalog {
+func builtinCatalog(t testing.TB) *exercise.Catalog {
 	t.Helper()
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatalf("load built-in exercises: %v", err)
 	}
@@ -149,7 +150,7 @@ type testEnv struct {
 	db   *records.DB
 	fake *fakeJudge
 	ts   *httptest.Server
-	cat  *judge.Catalog
+	cat  *exercise.Catalog
 }
 
 // newEnv starts a server with the real store and catalog and a fake judge.

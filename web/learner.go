@@ -15,15 +15,15 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
 
 // ordered is every exercise as the pages list them: chapter by chapter,
 // each chapter by number.
-func (s *Server) ordered() []*judge.Exercise {
-	var out []*judge.Exercise
+func (s *Server) ordered() []*exercise.Exercise {
+	var out []*exercise.Exercise
 	for _, ch := range s.cat.Chapters {
 		out = append(out, byNumber(ch.Exercises)...)
 	}
@@ -36,15 +36,15 @@ func (s *Server) ordered() []*judge.Exercise {
 	return out
 }
 
-func byNumber(exs []*judge.Exercise) []*judge.Exercise {
+func byNumber(exs []*exercise.Exercise) []*exercise.Exercise {
 	out := slices.Clone(exs)
-	slices.SortStableFunc(out, func(a, b *judge.Exercise) int { return cmp.Compare(a.Number, b.Number) })
+	slices.SortStableFunc(out, func(a, b *exercise.Exercise) int { return cmp.Compare(a.Number, b.Number) })
 	return out
 }
 
 // next is the exercise to go on with after ex: the next one in the list
 // that is not solved yet, else the next one; nil after the last.
-func (s *Server) next(ex *judge.Exercise, progress map[string]string) *judge.Exercise {
+func (s *Server) next(ex *exercise.Exercise, progress map[string]string) *exercise.Exercise {
 	all := s.ordered()
 	i := slices.Index(all, ex)
 	if i < 0 {
@@ -73,7 +73,7 @@ func (s *Server) next(ex *judge.Exercise, progress map[string]string) *judge.Exe
 }
 
 // firstStep is where a newcomer starts: the first exercise not solved.
-func (s *Server) firstStep(progress map[string]string) *judge.Exercise {
+func (s *Server) firstStep(progress map[string]string) *exercise.Exercise {
 	for _, e := range s.ordered() {
 		if progress[e.Slug] != "solved" {
 			return e
@@ -179,7 +179,7 @@ func (s *Server) handleAttempt(c echo.Context) error {
 }
 
 // testNames lists an exercise's test names, for "run only this test".
-func testNames(ex *judge.Exercise) []string {
+func testNames(ex *exercise.Exercise) []string {
 	if ex == nil || ex.Suite == nil {
 		return nil
 	}
@@ -193,7 +193,7 @@ func testNames(ex *judge.Exercise) []string {
 // onlyTest says which single test a run verdict judged, "" when it judged
 // the sample tests: a run of one test that is not the exercise's only
 // sample test.
-func onlyTest(ex *judge.Exercise, v *verdict.Verdict) string {
+func onlyTest(ex *exercise.Exercise, v *verdict.Verdict) string {
 	if v.Mode != verdict.ModeRun || len(v.Tests) != 1 || ex == nil || ex.Suite == nil {
 		return ""
 	}
@@ -228,25 +228,4 @@ func gzipPages() echo.MiddlewareFunc {
 				c.Request().Header.Get("Accept") == "text/event-stream"
 		},
 	})
-}
-
-// engineMode is the mode the engine judges a job in: a run of one test
-// asks for it among all tests (the engine's run mode has only the sample
-// tests), and is stored as the run it is.
-func (j *job) engineMode() verdict.Mode {
-	if j.only != "" {
-		return verdict.ModeSubmit
-	}
-	return j.mode
-}
-
-// asRun words a run of one test's verdict as a run: a copy, since the
-// engine may keep its verdicts.
-func (j *job) asRun(v *verdict.Verdict) *verdict.Verdict {
-	if j.only == "" || v == nil || v.Mode == j.mode {
-		return v
-	}
-	c := *v
-	c.Mode = j.mode
-	return &c
 }

@@ -92,7 +92,7 @@ func limitWith(store *middleware.RateLimiterMemoryStore, every time.Duration, wh
 	wait := int(math.Ceil(every.Seconds()))
 	msg := fmt.Sprintf("too many %s from your network; try again in %d s", what, wait)
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: store,
+		Store:               store,
 		IdentifierExtractor: func(c echo.Context) (string, error) { return clientKey(c), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(wait))

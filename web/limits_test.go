@@ -306,8 +306,8 @@ func TestCookielessFloodCannotStarveHonestLearner(t *testing.T) {
 			t.Errorf("flood submission: %d %s", a.code, a.body)
 		}
 	}
-	if admitted == 0 || admitted > env.srv.q.addressCap() {
-		t.Errorf("%d of 80 cookie-less submissions admitted; want 1 to %d (the address's share)", admitted, env.srv.q.addressCap())
+	if admitted == 0 || admitted > env.srv.q.AddressCap() {
+		t.Errorf("%d of 80 cookie-less submissions admitted; want 1 to %d (the address's share)", admitted, env.srv.q.AddressCap())
 	}
 	if n := countLearners(t, env.db); n != admitted {
 		t.Errorf("%d learner rows after %d admitted submissions: refusals made learners", n, admitted)

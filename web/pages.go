@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -20,7 +20,7 @@ const historyLimit = 20
 
 // exerciseRow is one line of an exercise list.
 type exerciseRow struct {
-	Ex     *judge.Exercise
+	Ex     *exercise.Exercise
 	Status string    // "", tried, solved
 	Hidden bool      // filtered out (server side, for pages without script)
 	Due    time.Time // the class's due date; zero when none
@@ -43,7 +43,7 @@ func (r exerciseRow) StatusWord() string {
 }
 
 type chapterRows struct {
-	Chapter *judge.Chapter
+	Chapter *exercise.Chapter
 	Rows    []exerciseRow
 }
 
@@ -70,13 +70,13 @@ type homePage struct {
 	Chapters      []chapterRows
 	Solved, Total int
 	Filters       filters
-	Tried         bool            // the learner has tried something
-	FirstStep     *judge.Exercise // where to start, or go on; nil once all are solved
-	FirstChapter  *judge.Chapter
+	Tried         bool               // the learner has tried something
+	FirstStep     *exercise.Exercise // where to start, or go on; nil once all are solved
+	FirstChapter  *exercise.Chapter
 }
 
 // rows lists exercises by number with the learner's status and due dates.
-func (s *Server) rows(exs []*judge.Exercise, progress map[string]string, due map[string]time.Time, f filters) []exerciseRow {
+func (s *Server) rows(exs []*exercise.Exercise, progress map[string]string, due map[string]time.Time, f filters) []exerciseRow {
 	exs = byNumber(exs)
 	rows := make([]exerciseRow, 0, len(exs))
 	for _, e := range exs {
@@ -145,7 +145,7 @@ func (s *Server) handleChapter(c echo.Context) error {
 }
 
 // exercise finds the exercise named in the path, or answers 404.
-func (s *Server) exercise(c echo.Context) (*judge.Exercise, error) {
+func (s *Server) exercise(c echo.Context) (*exercise.Exercise, error) {
 	id := c.Param("id")
 	if len(id) > 80 {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "no such exercise")
@@ -171,8 +171,8 @@ type pageData struct {
 
 type exercisePage struct {
 	pageBase
-	Ex        *judge.Exercise
-	Chapter   *judge.Chapter
+	Ex        *exercise.Exercise
+	Chapter   *exercise.Chapter
 	Statement template.HTML
 	Solution  *solutionPart // nil until solved: never sent before
 	History   []*records.Submission
@@ -180,7 +180,7 @@ type exercisePage struct {
 	Data      template.JS
 	Commands  []string
 	Due       exerciseRow // its due date in the learner's class, if any
-	Next      *judge.Exercise
+	Next      *exercise.Exercise
 }
 
 type solutionPart struct {
@@ -260,14 +260,14 @@ func (s *Server) handleExercise(c echo.Context) error {
 	return s.render(c, http.StatusOK, "exercise", p)
 }
 
-func (s *Server) solution(ex *judge.Exercise) *solutionPart {
+func (s *Server) solution(ex *exercise.Exercise) *solutionPart {
 	return &solutionPart{Explanation: s.docs.explanation[ex.Slug], Code: s.docs.solution[ex.Slug]}
 }
 
 // localCommands are the judge commands for the learner's own machine: a
 // workspace, the sample tests, every test, another seed. judge test finds
 // the file in the workspace folder (or the current one).
-func localCommands(ex *judge.Exercise) []string {
+func localCommands(ex *exercise.Exercise) []string {
 	return []string{
 		fmt.Sprintf("judge start %s", ex.ID()),
 		fmt.Sprintf("judge test %s --run", ex.ID()),

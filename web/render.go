@@ -17,7 +17,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"go.abhg.dev/goldmark/frontmatter"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -53,7 +53,7 @@ type docs struct {
 
 // renderCatalog renders every chapter, statement, explanation and reference
 // solution. The catalog is trusted content; learner text never comes here.
-func renderCatalog(md goldmark.Markdown, cat *judge.Catalog) (*docs, error) {
+func renderCatalog(md goldmark.Markdown, cat *exercise.Catalog) (*docs, error) {
 	d := &docs{
 		chapter:     map[string]template.HTML{},
 		statement:   map[string]template.HTML{},

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"html/template"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -40,9 +40,9 @@ type results struct {
 	Total   int
 	Ms      int64
 	Cards   []card
-	Failed  []card          // the failing cards, for the summary at the top
-	Only    string          // a run of this one test, not of the sample tests
-	Next    *judge.Exercise // after an accepted submit: where to go on
+	Failed  []card             // the failing cards, for the summary at the top
+	Only    string             // a run of this one test, not of the sample tests
+	Next    *exercise.Exercise // after an accepted submit: where to go on
 }
 
 func newResults(v *verdict.Verdict, ms int64) results {
@@ -60,7 +60,7 @@ func newResults(v *verdict.Verdict, ms int64) results {
 
 // newResults is newResults with what the exercise adds: whether the run
 // judged one test, and the next exercise after an accepted submit.
-func (s *Server) newResults(ex *judge.Exercise, v *verdict.Verdict, ms int64) results {
+func (s *Server) newResults(ex *exercise.Exercise, v *verdict.Verdict, ms int64) results {
 	r := newResults(v, ms)
 	r.Only = onlyTest(ex, v)
 	if ex != nil && v.Mode == verdict.ModeSubmit && v.Outcome == verdict.OutcomeAccepted {

@@ -111,11 +111,11 @@ func (s *Server) handleHealth(c echo.Context) error {
 
 // health is what /healthz answers, on the public and the metrics address.
 func (s *Server) health(ctx context.Context) (int, map[string]any) {
-	depth, err := s.queueDepth(ctx)
+	depth, err := s.q.Depth(ctx)
 	if err != nil {
 		return http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the judging queue does not answer"}
 	}
-	alive, err := s.workersAlive(ctx)
+	alive, err := s.q.WorkersAlive(ctx)
 	if err != nil {
 		return http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "the records do not answer"}
 	}

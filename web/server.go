@@ -4,21 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
-	"ctrljudge/judge/verdict"
 	"ctrljudge/web/instructor"
 )
 
@@ -31,13 +31,13 @@ const (
 	storeTimeout      = 10 * time.Second // one records call made outside a request
 	// DefaultShutdownGrace is how long in-flight judgements may run on
 	// once shutdown starts.
-	DefaultShutdownGrace = 20 * time.Second
+	DefaultShutdownGrace = queue.DefaultGrace
 )
 
 // Config configures a Server.
 type Config struct {
 	DB      *records.DB
-	Catalog *judge.Catalog
+	Catalog *exercise.Catalog
 	Engine  *judge.Engine
 	// Workers judging at once; 0 or more than the CPUs means one per CPU.
 	Workers int
@@ -56,20 +56,20 @@ type Config struct {
 	// (On PostgreSQL Workers is the server's own worker's slots.)
 	JudgeElsewhere bool
 	// JobTimeout and RescueAfter tune the server's own worker on
-	// PostgreSQL (see WorkerConfig); 0 means the defaults.
+	// PostgreSQL (see queue.WorkerConfig); 0 means the defaults.
 	JobTimeout, RescueAfter time.Duration
 }
 
-// Server is the web server: pages, assets, drafts and judging.
+// Server is the web server: pages, assets, drafts, and the streams of
+// the judging queue's events.
 type Server struct {
 	e       *echo.Echo
 	db      *records.DB
-	eng     judger
-	cat     *judge.Catalog
+	cat     *exercise.Catalog
 	docs    *docs
 	pages   pages
 	assets  *assets
-	q       *queue
+	q       queue.Queue
 	streams *streamGate // open event streams, capped
 	log     *slog.Logger
 	epoch   string // this run's prefix for event ids
@@ -77,25 +77,19 @@ type Server struct {
 	proxies   []*net.IPNet // trusted reverse proxies
 	httpsOnly bool         // the public URL is https: every cookie is Secure
 
-	remote  *remote  // the PostgreSQL queue; nil on SQLite
-	metrics *Metrics // served at /metrics by MetricsHandler
+	metrics *queue.Metrics // served at /metrics by MetricsHandler
 	// submitLimit is the submissions' bucket per address, kept to charge
 	// it for attempts that ended not judged.
 	submitLimit *middleware.RateLimiterMemoryStore
-	local       int // worker goroutines in this process (SQLite)
 	connCap     int // connections Serve allows at once; 0: from the file limit (maxConns)
 
-	workers      sync.WaitGroup
-	stopFollow   context.CancelFunc
-	judgeCtx     context.Context // cancelled when shutdown's grace runs out
-	stopJudging  context.CancelFunc
 	closing      chan struct{}  // closed once judging has stopped: streams end
 	background   sync.WaitGroup // the clean-up loop
 	shutdownOnce sync.Once
 }
 
-// New builds a server, starts its workers and queues again the submissions
-// a previous run left unfinished.
+// New builds a server, starts its judging queue and queues again the
+// submissions a previous run left unfinished.
 func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil || cfg.Catalog == nil || cfg.Engine == nil {
 		return nil, errors.New("web: config needs DB, Catalog and Engine")
@@ -103,8 +97,8 @@ func New(cfg Config) (*Server, error) {
 	return newServer(cfg, cfg.Engine)
 }
 
-func newServer(cfg Config, eng judger) (*Server, error) {
-	s := &Server{db: cfg.DB, eng: eng, cat: cfg.Catalog, log: cfg.Logger, closing: make(chan struct{}),
+func newServer(cfg Config, eng queue.Judger) (*Server, error) {
+	s := &Server{db: cfg.DB, cat: cfg.Catalog, log: cfg.Logger, closing: make(chan struct{}),
 		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -124,51 +118,24 @@ func newServer(cfg Config, eng judger) (*Server, error) {
 	if s.pages, err = parsePages(templateFuncs(s.assets.url)); err != nil {
 		return nil, err
 	}
-	capacity := cfg.QueueCap
-	if capacity <= 0 {
-		capacity = defaultQueueCap
-	}
-	s.q = newQueue(capacity)
 	s.streams = newStreamGate()
-	s.judgeCtx, s.stopJudging = context.WithCancel(context.Background())
 	s.submitLimit = newLimitStore(submitBurst, submitEvery)
-	s.e = s.routes()
-	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
-		DB: cfg.DB, Catalog: cfg.Catalog, Enqueue: s.Enqueue,
-		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts"),
-		SiteURL: s.siteURL(pub)})
-	n := cfg.Workers
-	if n <= 0 || n > runtime.NumCPU() {
-		n = runtime.NumCPU()
-	}
 	// Served by MetricsHandler on an address of its own, not by s.e: the
 	// public address need not tell anyone the process's figures.
-	s.metrics = NewMetrics(s.queueDepth, s.workersAlive)
-	if cfg.DB.Postgres() {
-		if err := s.startRemote(cfg, eng); err != nil {
-			return nil, err
-		}
-	} else {
-		s.local = n
-	}
-	if err := s.recoverUnfinished(); err != nil {
-		s.closeRemote()
+	s.metrics = queue.NewMetrics(func(ctx context.Context) (int, error) { return s.q.Depth(ctx) },
+		func(ctx context.Context) (int, error) { return s.q.WorkersAlive(ctx) })
+	s.q, err = queue.Open(queue.Config{DB: cfg.DB, Catalog: cfg.Catalog, Engine: eng, Logger: s.log, Metrics: s.metrics,
+		Cap: cfg.QueueCap, Workers: cfg.Workers, JudgeElsewhere: cfg.JudgeElsewhere,
+		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.RescueAfter,
+		Charge: func(addr string) { charge(s.submitLimit, addr, notJudgedCharge) }})
+	if err != nil {
 		return nil, err
 	}
-	if s.remote != nil {
-		// One goroutine hands jobs to the queue; workers anywhere judge.
-		s.workers.Add(1)
-		go s.forward()
-		var ctx context.Context
-		ctx, s.stopFollow = context.WithCancel(context.Background())
-		s.background.Add(1)
-		go s.follow(ctx)
-	} else {
-		for range n {
-			s.workers.Add(1)
-			go s.work()
-		}
-	}
+	s.e = s.routes()
+	instructor.Register(s.e.Group("/instructor"), instructor.Deps{
+		DB: cfg.DB, Catalog: cfg.Catalog, Rejudge: s.q.Rejudge,
+		ClientKey: clientKey, SignInLimit: limit(instructorSignInBurst, instructorSignInEvery, "sign-in attempts"),
+		SiteURL: s.siteURL(pub)})
 	s.background.Add(1)
 	go s.cleanUp()
 	return s, nil
@@ -183,7 +150,7 @@ func (s *Server) Handler() http.Handler { return s.e }
 // counts into the same metrics.
 func (s *Server) MetricsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.Handle("GET /metrics", MetricsHandler(s.metrics))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		code, body := s.health(r.Context())
 		w.Header().Set("Content-Type", "application/json")
@@ -191,6 +158,12 @@ func (s *Server) MetricsHandler() http.Handler {
 		json.NewEncoder(w).Encode(body)
 	})
 	return mux
+}
+
+// MetricsHandler serves m in Prometheus's text format: the server's, or a
+// `judge worker`'s.
+func MetricsHandler(m *queue.Metrics) http.Handler {
+	return promhttp.HandlerFor(m.Registry(), promhttp.HandlerOpts{Registry: m.Registry(), DisableCompression: true})
 }
 
 // Echo returns the echo instance, for mounting more routes.
@@ -225,211 +198,10 @@ func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
 	s.shutdownOnce.Do(func() {
 		httpDone := make(chan error, 1)
 		go func() { httpDone <- s.e.Server.Shutdown(ctx) }()
-
-		for _, j := range s.q.close() {
-			s.abandon(j, "server shutting down")
-		}
-		workersDone := make(chan struct{})
-		go func() { s.workers.Wait(); close(workersDone) }()
-		select {
-		case <-workersDone:
-		case <-time.After(grace):
-			s.log.Warn("grace period over; cancelling judgements in flight")
-			s.stopJudging()
-			select {
-			case <-workersDone:
-			case <-ctx.Done():
-				s.log.Error("judgements did not stop in time")
-			}
-		case <-ctx.Done():
-			s.stopJudging()
-		}
-		s.stopJudging()
-		if s.remote != nil {
-			// Judgements elsewhere go on and are stored; this process's
-			// own worker drains, and its streams see what it finished.
-			if s.remote.local != nil {
-				s.remote.local.Stop(grace)
-			}
-			s.stopFollow()
-		}
+		s.q.Close(ctx, grace)
 		close(s.closing)
 		s.background.Wait()
-		s.closeRemote()
 		err = <-httpDone
 	})
 	return err
-}
-
-// recoverUnfinished queues again what a previous run admitted and never
-// finished.
-func (s *Server) recoverUnfinished() error {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	subs, err := s.db.Unfinished(ctx)
-	if err != nil {
-		return fmt.Errorf("find unfinished submissions: %w", err)
-	}
-	for _, sub := range subs {
-		ex, err := s.cat.Find(sub.Exercise)
-		if err != nil {
-			if err := s.db.AbandonSubmission(ctx, sub.ID, "the exercise no longer exists"); err != nil {
-				return fmt.Errorf("settle submission %d: %w", sub.ID, err)
-			}
-			continue
-		}
-		j := newJob(sub.ID, sub.LearnerID, ex, sub.Mode, []byte(sub.Code), sub.Seed)
-		j.running = sub.State == records.StateRunning
-		j.rejudge = sub.RejudgeOf != 0
-		s.q.recover(j)
-	}
-	if len(subs) > 0 {
-		s.log.Info("queued unfinished submissions again", "count", len(subs))
-	}
-	return nil
-}
-
-// Enqueue queues a re-judge that the instructor pages created in the
-// records. Re-judges share the queue's cap but not a learner's allowance.
-func (s *Server) Enqueue(sub *records.Submission) error {
-	ex, err := s.cat.Find(sub.Exercise)
-	if err != nil {
-		return fmt.Errorf("re-judge %d: %w", sub.ID, err)
-	}
-	j := newJob(sub.ID, sub.LearnerID, ex, sub.Mode, []byte(sub.Code), sub.Seed)
-	j.rejudge = true
-	return s.q.pushRejudge(j)
-}
-
-func (s *Server) work() {
-	defer s.workers.Done()
-	for j := s.q.pop(); j != nil; j = s.q.pop() {
-		s.judgeJob(j)
-	}
-}
-
-// judgeJob judges one job, stores the result and publishes the final event.
-func (s *Server) judgeJob(j *job) {
-	if !j.running {
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-		if err := s.db.StartSubmission(ctx, j.id); err != nil {
-			s.log.Error("start submission", "id", j.id, "err", err)
-		}
-		cancel()
-	}
-
-	start := time.Now()
-	// The engine's own safety net, here around the build as well.
-	jctx, cancel := context.WithTimeout(s.judgeCtx, judge.MaxJudgeTime)
-	v := s.safeJudge(jctx, judge.Submission{
-		Exercise: j.ex, Code: j.code, FileName: j.ex.FileName(), Mode: j.engineMode(), Only: j.only, Seed: j.seed,
-		Progress: func(ev verdict.Event) { s.progress(j, ev) },
-	})
-	cancel()
-	v = j.asRun(v)
-	ms := time.Since(start).Milliseconds()
-	if s.judgeCtx.Err() != nil {
-		s.abandon(j, "server shutting down")
-		return
-	}
-	if v == nil {
-		v = internalError(j.mode, "the judge returned no verdict")
-	}
-	if v.Outcome == verdict.OutcomeNotJudged {
-		// The clock stopped it, not the code: nothing is stored or
-		// charged to the grade; it is judged again once the line is
-		// empty. The attempt does count against the sender's rate, so
-		// that such attempts cannot buy unlimited server time.
-		if j.addr != "" {
-			charge(s.submitLimit, j.addr, notJudgedCharge)
-		}
-		if j.attempts++; j.attempts < maxJudgeAttempts {
-			j.running = true
-			j.publish("retrying", map[string]any{"attempt": j.attempts + 1, "note": v.Message})
-			s.q.retry(j)
-			return
-		}
-		s.abandon(j, "the judge was too busy to finish it; it was not counted, please submit again later")
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	if err := s.db.FinishSubmission(ctx, j.id, v, ms); err != nil {
-		s.log.Error("finish submission", "id", j.id, "err", err)
-		s.abandon(j, "the result could not be saved")
-		return
-	}
-	s.metrics.observe(v, time.Duration(ms)*time.Millisecond, time.Since(j.queuedAt))
-	j.publish("done", s.doneEvent(v, ms))
-	s.q.finish(j)
-}
-
-func (s *Server) safeJudge(ctx context.Context, sub judge.Submission) *verdict.Verdict {
-	return safeJudge(ctx, s.eng, s.log, sub)
-}
-
-// safeJudge keeps a panic in the engine from taking the process down: it
-// becomes an internal error, which does not count against the learner.
-func safeJudge(ctx context.Context, eng judger, log *slog.Logger, sub judge.Submission) (v *verdict.Verdict) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("the judge panicked", "exercise", sub.Exercise.Slug, "panic", r)
-			v = internalError(sub.Mode, "the judge failed; this attempt does not count")
-		}
-	}()
-	return eng.Judge(ctx, sub)
-}
-
-// closeRemote closes the connection to the PostgreSQL queue, if any.
-func (s *Server) closeRemote() {
-	if s.remote != nil {
-		if s.remote.local != nil {
-			s.remote.local.Stop(0)
-		}
-		s.remote.pool.Close()
-	}
-}
-
-// workersAlive counts the worker goroutines that judge: this process's on
-// SQLite; on PostgreSQL, those of every worker seen lately.
-func (s *Server) workersAlive(ctx context.Context) (int, error) {
-	if s.remote == nil {
-		return s.local, nil
-	}
-	_, slots, err := s.db.WorkersAlive(ctx, workerAliveWithin)
-	return slots, err
-}
-
-func internalError(mode verdict.Mode, msg string) *verdict.Verdict {
-	return &verdict.Verdict{Version: 3, Status: verdict.StatusError, Outcome: verdict.OutcomeInternalError,
-		Message: msg, Mode: mode, Engine: judge.EngineVersion}
-}
-
-// abandon settles a job as not judged: the learner is not charged.
-func (s *Server) abandon(j *job, note string) {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	if err := s.db.AbandonSubmission(ctx, j.id, note); err != nil {
-		s.log.Error("abandon submission", "id", j.id, "err", err)
-	}
-	j.publish("not_judged", map[string]string{"note": note})
-	s.q.finish(j)
-}
-
-// progress turns the engine's events into stream events.
-func (s *Server) progress(j *job, ev verdict.Event) {
-	switch ev.Phase {
-	case verdict.PhaseCompiling:
-		j.publish("compiling", struct{}{})
-	case verdict.PhaseRunning:
-		j.publish("running", map[string]any{"index": ev.Index, "total": ev.Total, "name": ev.Name})
-	case verdict.PhaseTest:
-		if ev.Test == nil {
-			return
-		}
-		j.publish("test", map[string]any{
-			"index": ev.Index, "total": ev.Total, "name": ev.Test.Name,
-			"status": ev.Test.Status, "html": s.renderPart("card", newCard(ev.Index, ev.Test)),
-		})
-	}
 }

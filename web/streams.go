@@ -9,6 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/net/netutil"
+
+	"ctrljudge/judge/queue"
 )
 
 // Caps on open event streams. A stream holds a connection, a file
@@ -16,7 +18,7 @@ import (
 // nothing but these bounds how many one person can hold. An honest class
 // is 30 learners behind one NAT address, each with a tab or two on an
 // exercise; a page follows one submission at a time, and a learner may
-// have maxPendingPerLearner waiting. A reconnecting EventSource can
+// have queue.MaxPendingPerLearner waiting. A reconnecting EventSource can
 // overlap its old connection for a moment, so each figure counts it twice.
 const (
 	// One submission: two tabs on it, each with a reconnect in flight,
@@ -24,7 +26,7 @@ const (
 	streamsPerSubmission = 6
 	// One learner: two tabs following each of their waiting submissions,
 	// doubled for reconnects.
-	streamsPerLearner = 2 * maxPendingPerLearner * 2
+	streamsPerLearner = 2 * queue.MaxPendingPerLearner * 2
 	// One address: the class of 30 with two tabs each, doubled for
 	// reconnects, and doubled again so that two classes sharing a
 	// building's address still fit.

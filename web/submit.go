@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -121,8 +122,8 @@ func (s *Server) handleSubmit(c echo.Context) error {
 		}
 	}
 	addr := clientKey(c)
-	switch err := s.q.admitFrom(learnerID(l), addr); {
-	case errors.Is(err, errQueueClosed):
+	switch err := s.q.Admit(learnerID(l), addr); {
+	case errors.Is(err, queue.ErrClosed):
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
 	case err != nil:
@@ -133,12 +134,12 @@ func (s *Server) handleSubmit(c echo.Context) error {
 		// Only an admitted submission makes a learner, so refusals leave
 		// no rows behind.
 		if l, err = s.learner(c, true); err != nil {
-			s.q.cancelFrom(0, addr)
+			s.q.Cancel(0, addr)
 			return err
 		}
-		s.q.adopt(l.ID)
+		s.q.Adopt(l.ID)
 		if err := s.db.SaveDraft(ctx, l.ID, ex.Slug, req.Code); err != nil {
-			s.q.cancelFrom(l.ID, addr)
+			s.q.Cancel(l.ID, addr)
 			return fmt.Errorf("save draft: %w", err)
 		}
 	}
@@ -147,14 +148,11 @@ func (s *Server) handleSubmit(c echo.Context) error {
 		Engine: judge.EngineVersion, Mode: mode, Code: req.Code, Seed: judge.DefaultSeed,
 	}
 	if err := s.db.CreateSubmission(ctx, sub); err != nil {
-		s.q.cancelFrom(l.ID, addr)
+		s.q.Cancel(l.ID, addr)
 		return fmt.Errorf("create submission: %w", err)
 	}
-	j := newJob(sub.ID, l.ID, ex, mode, []byte(req.Code), sub.Seed)
-	j.addr = addr
-	j.only = req.Only
-	s.q.push(j)
-	return c.JSON(http.StatusAccepted, submitResponse{ID: sub.ID, Events: eventsURL(sub.ID), Position: s.q.position(j)})
+	j := s.q.Push(sub.ID, l.ID, addr, req.Only)
+	return c.JSON(http.StatusAccepted, submitResponse{ID: sub.ID, Events: eventsURL(sub.ID), Position: s.q.Position(j)})
 }
 
 func eventsURL(id int64) string { return "/api/submissions/" + strconv.FormatInt(id, 10) + "/events" }

@@ -3,8 +3,6 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"ctrljudge/judge/verdict"
@@ -21,144 +19,30 @@ const (
 	tlMarkRow = tlHeight - tlBottom + 14
 )
 
-// violation is what a safety failure's message says about the write that
-// broke the bound: the value it reached and the bound, for the actual
-// (upper bound) or the ready (lower bound) line.
-type violation struct {
-	value, bound int
-	upper        bool // a bound on the Pods there are; else on the Ready ones
-}
-
-// The models word their safety failures this way (judge/models.go,
-// judge/sim.go); the numbers are read back from those words. The exact
-// fields would be better (see timelineSVG).
-var (
-	reUpperValue = regexp.MustCompile(`\b(?:made|had) (\d+) Pods?\b`)
-	reUpperBound = regexp.MustCompile(`\bat most (\d+)\b`)
-	reLowerValue = regexp.MustCompile(`\bleft (\d+) Ready\b`)
-	reLowerBound = regexp.MustCompile(`\bat least (\d+) must stay Ready\b`)
-)
-
-func parseViolation(t *verdict.TestResult) *violation {
-	if t.Oracle != verdict.OracleSafety {
-		return nil
-	}
-	num := func(re *regexp.Regexp) (int, bool) {
-		m := re.FindStringSubmatch(t.Message)
-		if m == nil {
-			return 0, false
-		}
-		n, err := strconv.Atoi(m[1])
-		return n, err == nil && n < 1e6
-	}
-	if v, ok := num(reUpperValue); ok {
-		if b, ok := num(reUpperBound); ok {
-			return &violation{value: v, bound: b, upper: true}
-		}
-	}
-	if v, ok := num(reLowerValue); ok {
-		if b, ok := num(reLowerBound); ok {
-			return &violation{value: v, bound: b}
-		}
-	}
-	return nil
-}
-
 // placed is a timeline point at a step of the trace table.
 type placed struct {
 	verdict.TimelinePoint
 	at int // trace step
 }
 
-// placeOnTrace puts each timeline point at the step of the trace after
-// which it was sampled. Points and trace lines share the virtual time: the
-// engine samples the world once the test has set it up, after each change
-// of the test's and after each reconcile. So at each time, the points
-// sampled then fall, in order, on the last line before each reconcile
-// that starts at that time and on the time's last line. Points older than
-// the trace's first line (the trace keeps only the end of a run) are
-// placed on it, so the line starts from the value then in force.
-//
-// The exact step would be better: TimelinePoint.TraceStep (the trace's
-// step number when the point was sampled; see timelineSVG).
+// placeOnTrace puts each timeline point at the trace step it was
+// sampled after (TimelinePoint.TraceStep), clamped to the trace's span so
+// that points older than its first line (the trace keeps only the end of
+// a run) start the line from the value then in force. A verdict that
+// records no trace steps places its points by their own count.
 func placeOnTrace(points []verdict.TimelinePoint, trace []verdict.TraceLine) []placed {
-	if len(trace) == 0 {
-		out := make([]placed, len(points))
-		for i, p := range points {
-			out[i] = placed{p, p.Step}
-		}
-		return out
+	out := make([]placed, len(points))
+	byTrace := len(trace) > 0
+	for _, p := range points {
+		byTrace = byTrace && p.TraceStep > 0
 	}
-	var out []placed
-	for i := 0; i < len(points); {
-		tm := points[i].T
-		j := i
-		for j < len(points) && points[j].T == tm {
-			j++
-		}
-		// The candidate steps at this time, in order.
-		var slots []int
-		last := -1
-		for k, l := range trace {
-			if l.T != tm {
-				continue
-			}
-			if l.Actor == "controller" && strings.HasPrefix(l.Event, "reconcile ") && k > 0 && trace[k-1].T == tm {
-				slots = append(slots, trace[k-1].Step)
-			}
-			if l.Actor != "judge" {
-				last = l.Step
-			}
-		}
-		if last < 0 { // no line at this time: the last line before it
-			last = trace[0].Step
-			for _, l := range trace {
-				if l.T <= tm && l.Actor != "judge" {
-					last = l.Step
-				}
-			}
-		}
-		if len(slots) == 0 || slots[len(slots)-1] != last {
-			slots = append(slots, last)
-		}
-		n := j - i
-		for k := range n {
-			// The last n slots; when there are fewer, the first points share the first slot.
-			s := len(slots) - n + k
-			out = append(out, placed{points[i+k], slots[max(s, 0)]})
-		}
-		i = j
-	}
-	// Clamp to the trace's span, keeping the order.
-	first := trace[0].Step
-	for i := range out {
-		out[i].at = max(out[i].at, first)
-		if i > 0 {
-			out[i].at = max(out[i].at, out[i-1].at)
+	for i, p := range points {
+		out[i] = placed{p, p.Step}
+		if byTrace {
+			out[i].at = max(p.TraceStep, trace[0].Step)
 		}
 	}
 	return out
-}
-
-// violatingStep is the step of the controller's last write before the
-// judge's verdict line: the write that broke the bound.
-func violatingStep(trace []verdict.TraceLine) int {
-	judged := len(trace)
-	for k := len(trace) - 1; k >= 0; k-- {
-		if trace[k].Actor == "judge" {
-			judged = k
-			break
-		}
-	}
-	for k := judged - 1; k >= 0; k-- {
-		if trace[k].Actor == "controller" && !strings.HasPrefix(trace[k].Event, "reconcile ") {
-			return trace[k].Step
-		}
-	}
-	if judged > 0 {
-		return trace[judged-1].Step
-	}
-	return -1
 }
 
 // timelineSVG draws a failing test's desired, actual and ready Pods as
@@ -167,27 +51,28 @@ func violatingStep(trace []verdict.TraceLine) int {
 // safety failure also the bound and the write that broke it. Only numbers
 // and fixed words reach the markup.
 //
-// What the verdict does not say is derived: the step of each point from
-// the shared virtual time, and the bound and the violating value from the
-// failure's words. Two fields in verdict.TimelinePoint would make both
-// exact: TraceStep int `json:"trace_step"` (the trace's step number when
-// the point was sampled) and Bound int `json:"bound,omitempty"` (the
-// safety bound on Actual at that point), with the engine adding a last
-// point after the violating write.
+// Every number comes from the verdict's fields: each point's trace step
+// (TimelinePoint.TraceStep) and the violating write's count, bound and
+// step (TestResult.Violation). The run ends at the violating write, before
+// the next sample, so the picture adds a last point with its count.
 func timelineSVG(t *verdict.TestResult) template.HTML {
 	points := t.Timeline
 	if len(points) == 0 {
 		return ""
 	}
 	pts := placeOnTrace(points, t.Trace)
-	viol := parseViolation(t)
+	byTrace := len(t.Trace) > 0 && pts[0].TraceStep > 0
+	viol := t.Violation
+	if t.Oracle != verdict.OracleSafety || viol != nil && (viol.Line != verdict.LineActual && viol.Line != verdict.LineReady || !byTrace) {
+		viol = nil
+	}
 	violAt := -1
-	if len(t.Trace) > 0 && t.Status != verdict.StatusPass {
-		violAt = violatingStep(t.Trace)
+	if viol != nil {
+		violAt = viol.Step
 	}
 
 	lo, hi := pts[0].at, pts[len(pts)-1].at
-	if len(t.Trace) > 0 {
+	if byTrace {
 		lo, hi = t.Trace[0].Step, t.Trace[len(t.Trace)-1].Step
 	}
 	if hi <= lo {
@@ -205,7 +90,7 @@ func timelineSVG(t *verdict.TestResult) template.HTML {
 		}
 	}
 	if viol != nil {
-		top = max(top, viol.value, viol.bound)
+		top = max(top, viol.Value, viol.Bound)
 	}
 	// One step of headroom, so the highest line does not run on the frame.
 	top++
@@ -219,10 +104,10 @@ func timelineSVG(t *verdict.TestResult) template.HTML {
 		last := pts[len(pts)-1]
 		p := placed{last.TimelinePoint, max(violAt, last.at)}
 		p.Mark = verdict.MarkWrite
-		if viol.upper {
-			p.Actual = viol.value
+		if viol.Line == verdict.LineActual {
+			p.Actual = viol.Value
 		} else {
-			p.Ready = viol.value
+			p.Ready = viol.Value
 		}
 		pts = append(pts, p)
 	}
@@ -246,10 +131,10 @@ func timelineSVG(t *verdict.TestResult) template.HTML {
 	title := fmt.Sprintf("Pods from step %d to step %d of the table below: desired (dashed), actual and ready; %d writes and %d faults marked below the axis.",
 		lo, hi, writes, faults)
 	if viol != nil && violAt >= 0 {
-		if viol.upper {
-			title += fmt.Sprintf(" The write at step %d made %d Pods, over the limit of %d.", violAt, viol.value, viol.bound)
+		if viol.Line == verdict.LineActual {
+			title += fmt.Sprintf(" The write at step %d made %d Pods, over the limit of %d.", violAt, viol.Value, viol.Bound)
 		} else {
-			title += fmt.Sprintf(" The write at step %d left %d Ready, under the minimum of %d.", violAt, viol.value, viol.bound)
+			title += fmt.Sprintf(" The write at step %d left %d Ready, under the minimum of %d.", violAt, viol.Value, viol.Bound)
 		}
 	}
 	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %d %d" role="img" aria-label="%s">`, tlWidth, tlHeight, template.HTMLEscapeString(title))
@@ -298,11 +183,11 @@ func timelineSVG(t *verdict.TestResult) template.HTML {
 			}
 		}
 		word := "at most"
-		if !viol.upper {
+		if viol.Line != verdict.LineActual {
 			word = "at least"
 		}
-		fmt.Fprintf(&b, `<line class="tl-bound" x1="%.1f" y1="%.1f" x2="%d" y2="%.1f"/>`, x(from), y(viol.bound), tlWidth-tlRight, y(viol.bound))
-		fmt.Fprintf(&b, `<text class="tl-label tl-bound-label" x="%.1f" y="%.1f">%s %d</text>`, x(from)+4, y(viol.bound)-4, word, viol.bound)
+		fmt.Fprintf(&b, `<line class="tl-bound" x1="%.1f" y1="%.1f" x2="%d" y2="%.1f"/>`, x(from), y(viol.Bound), tlWidth-tlRight, y(viol.Bound))
+		fmt.Fprintf(&b, `<text class="tl-label tl-bound-label" x="%.1f" y="%.1f">%s %d</text>`, x(from)+4, y(viol.Bound)-4, word, viol.Bound)
 	}
 
 	// Marks: one row under the axis.
@@ -324,14 +209,14 @@ func timelineSVG(t *verdict.TestResult) template.HTML {
 
 	// The violating write: a ring on the line it broke, and its step.
 	if viol != nil && violAt >= 0 {
-		vx, vy := x(violAt), y(viol.value)
+		vx, vy := x(violAt), y(viol.Value)
 		fmt.Fprintf(&b, `<line class="tl-violation-line" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f"/>`, vx, tlTop, vx, y(0))
 		fmt.Fprintf(&b, `<circle class="tl-violation" cx="%.1f" cy="%.1f" r="5.5"/>`, vx, vy)
 		anchor, dx := "end", -8.0
 		if vx < tlLeft+plotW/2 {
 			anchor, dx = "start", 8
 		}
-		fmt.Fprintf(&b, `<text class="tl-label tl-violation-label" x="%.1f" y="%.1f" text-anchor="%s">✗ step %d: %d</text>`, vx+dx, vy+4, anchor, violAt, viol.value)
+		fmt.Fprintf(&b, `<text class="tl-label tl-violation-label" x="%.1f" y="%.1f" text-anchor="%s">✗ step %d: %d</text>`, vx+dx, vy+4, anchor, violAt, viol.Value)
 	}
 
 	// Legend along the top.

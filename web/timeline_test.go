@@ -55,14 +55,16 @@ func TestTimelineSVG(t *testing.T) {
 // ("rolling update with maxSurge 1 and maxUnavailable 0"): the timeline
 // stops at 4 Pods, because the violating write ends the run before the
 // next sample, and its points count samples while the table counts steps.
+// The words of the message play no part: they say other numbers here.
 func TestTimelineShowsTheViolation(t *testing.T) {
 	tr := &verdict.TestResult{
 		Name: "rolling update", Status: verdict.StatusFail, Oracle: verdict.OracleSafety,
-		Message: "Creating web-cspl5 made 5 Pods for Deployment web; with replicas 3 and maxSurge 1 there may be at most 4.",
+		Message: "Creating web-cspl5 made 7 Pods for Deployment web; with replicas 3 and maxSurge 1 there may be at most 9.",
 		Timeline: []verdict.TimelinePoint{
-			{Step: 0, T: 0, Desired: 3, Actual: 3, Ready: 3},
-			{Step: 1, T: 0, Desired: 3, Actual: 4, Ready: 3, Mark: verdict.MarkWrite},
+			{Step: 0, T: 0, Desired: 3, Actual: 3, Ready: 3, TraceStep: 9},
+			{Step: 1, T: 0, Desired: 3, Actual: 4, Ready: 3, Mark: verdict.MarkWrite, TraceStep: 11},
 		},
+		Violation: &verdict.Violation{Line: verdict.LineActual, Value: 5, Bound: 4, Step: 14},
 	}
 	lines := []struct {
 		t     int64
@@ -94,7 +96,7 @@ func TestTimelineShowsTheViolation(t *testing.T) {
 	for _, m := range regexp.MustCompile(`<text class="tl-label"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
 		labels[m[1]] = true
 	}
-	// The y-axis reaches the 5 Pods the message names.
+	// The y-axis reaches the 5 Pods the violation names.
 	for v := 0; v <= 5; v++ {
 		if !labels[strconv.Itoa(v)] {
 			t.Errorf("y-axis lacks %d: %v", v, labels)
@@ -129,8 +131,22 @@ func TestTimelineShowsTheViolation(t *testing.T) {
 	}
 
 	// A lower bound: deleting a Ready Pod.
-	tr.Message = "Deleting the Ready Pod web-0a left 1 Ready for Deployment web; with replicas 3 and maxUnavailable 1 at least 2 must stay Ready."
+	tr.Violation = &verdict.Violation{Line: verdict.LineReady, Value: 1, Bound: 2, Step: 14}
 	if svg := string(timelineSVG(tr)); !strings.Contains(svg, ">at least 2<") || !strings.Contains(svg, "left 1 Ready, under the minimum of 2") {
 		t.Errorf("lower bound not drawn: %s", svg)
+	}
+}
+
+// A verdict stored before points carried their trace step draws its
+// points by their count, and no violation: nothing is read from words.
+func TestTimelineWithoutTraceSteps(t *testing.T) {
+	tr := &verdict.TestResult{Status: verdict.StatusFail, Oracle: verdict.OracleSafety,
+		Message:  "Creating web-x made 5 Pods for Deployment web; with replicas 3 and maxSurge 1 there may be at most 4.",
+		Timeline: []verdict.TimelinePoint{{Step: 0, Desired: 3, Actual: 3}, {Step: 1, Desired: 3, Actual: 4}},
+		Trace:    []verdict.TraceLine{{Step: 40, Actor: "user", Event: "x"}, {Step: 41, Actor: "judge", Event: "✗"}},
+	}
+	svg := string(timelineSVG(tr))
+	if !strings.Contains(svg, "from step 0 to step 1") || strings.Contains(svg, "tl-violation") {
+		t.Errorf("old verdict drawn against the trace or with a violation read from its words: %s", svg)
 	}
 }

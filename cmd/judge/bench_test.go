@@ -14,6 +14,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 )
 
 // BenchmarkCLIvsGoBuild sets a whole `judge test 171 FILE` (the CLI as a
@@ -40,7 +41,7 @@ func BenchmarkCLIvsGoBuild(b *testing.B) {
 	if out, err := runIn(tmp, env, bin, "start", "171", "--dir", ws); err != nil {
 		b.Fatalf("judge start: %v\n%s", err, out)
 	}
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func BenchmarkCLIvsGoBuild(b *testing.B) {
 		b.Fatal(err)
 	}
 	file := filepath.Join(ws, ex.FileName())
-	code := judge.LearnerSource(ex.Solution)
+	code := exercise.LearnerSource(ex.Solution)
 	write := func(tag string) {
 		src := append(append([]byte(nil), code...), "\n// "+tag+" "+strconv.FormatInt(time.Now().UnixNano(), 10)+"\n"...)
 		if err := os.WriteFile(file, src, 0o644); err != nil {

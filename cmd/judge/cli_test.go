@@ -15,6 +15,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -236,7 +237,7 @@ func TestTestNamesAreCheckedBeforeBuilding(t *testing.T) {
 	dir := t.TempDir()
 	out, code := judgeCmd(t, dir, "test", "171", "--list")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatal(err)
 	}

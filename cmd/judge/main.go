@@ -15,6 +15,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 )
 
 type command struct {
@@ -92,18 +93,18 @@ func newFlags(name string) (*flag.FlagSet, *string) {
 	return fs, dir
 }
 
-func loadCatalog(dir string) (*judge.Catalog, error) {
+func loadCatalog(dir string) (*exercise.Catalog, error) {
 	var fsys fs.FS = exercises.FS
 	if dir != "" {
 		fsys = os.DirFS(dir)
 	}
-	return judge.LoadCatalog(fsys)
+	return exercise.LoadCatalog(fsys, judge.Checks)
 }
 
 // findExercise parses args and finds the exercise the first positional
 // argument names; maxPos bounds the positional arguments. A non-zero code
 // means the caller should return it.
-func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usage string) (*judge.Exercise, []string, int) {
+func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usage string) (*exercise.Exercise, []string, int) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, nil, 2
@@ -129,7 +130,7 @@ func findExercise(fs *flag.FlagSet, dir *string, args []string, maxPos int, usag
 // (NUMBER-SLUG), so that a command about one exercise does not parse
 // every other's statement and tests first. It returns nil when no single
 // folder is that exercise's; the whole catalog then decides, and reports.
-func loadOne(dir, id string) *judge.Exercise {
+func loadOne(dir, id string) *exercise.Exercise {
 	var fsys fs.FS = exercises.FS
 	if dir != "" {
 		fsys = os.DirFS(dir)
@@ -155,7 +156,7 @@ func loadOne(dir, id string) *judge.Exercise {
 	if len(found) != 1 {
 		return nil
 	}
-	ex, err := judge.LoadExercise(fsys, found[0])
+	ex, err := exercise.LoadExercise(fsys, found[0], judge.Checks)
 	if err != nil || (strconv.Itoa(ex.Number) != id && ex.Slug != id) {
 		return nil
 	}

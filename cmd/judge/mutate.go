@@ -9,19 +9,20 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 )
 
 // mutateExercises is `judge check --mutate`: for each exercise, the share of
 // generated mutants of its solution that the tests reject, and every
 // survivor with its diff and the equivalent.yaml entry that would list it.
-func mutateExercises(eng *judge.Engine, dir string, exs []*judge.Exercise, verbose bool) int {
+func mutateExercises(eng *judge.Engine, dir string, exs []*exercise.Exercise, verbose bool) int {
 	var fsys fs.FS = exercises.FS
 	if dir != "" {
 		fsys = os.DirFS(dir)
 	}
 	code := 0
 	for _, ex := range exs {
-		eqs, err := judge.LoadEquivalents(fsys, ex)
+		eqs, err := exercise.LoadEquivalents(fsys, ex)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -46,7 +47,7 @@ func mutateExercises(eng *judge.Engine, dir string, exs []*judge.Exercise, verbo
 			case m.Status == judge.MutantSurvived:
 				code = 1
 				fmt.Printf("\n  %s survived  solution.go:%d\n", red("✗"), m.Line)
-				fmt.Printf("    # for %s, if it cannot change behaviour:\n", judge.EquivalentFile)
+				fmt.Printf("    # for %s, if it cannot change behaviour:\n", exercise.EquivalentFile)
 				fmt.Printf("    - {op: %s, line: %q, index: %d, reason: \"...\"}\n", m.Key.Op, m.Key.Line, m.Key.N)
 				fmt.Print(indent(m.Diff, "    "))
 			case m.Status == judge.MutantNotJudged:
@@ -60,7 +61,7 @@ func mutateExercises(eng *judge.Engine, dir string, exs []*judge.Exercise, verbo
 		}
 		for _, q := range r.Stale {
 			code = 1
-			fmt.Printf("  stale %s entry: %s matches no generated mutant\n", judge.EquivalentFile, q.MutantKey)
+			fmt.Printf("  stale %s entry: %s matches no generated mutant\n", exercise.EquivalentFile, q.MutantKey)
 		}
 	}
 	return code

@@ -11,7 +11,6 @@ import (
 
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/report"
-	"ctrljudge/web/instructor"
 )
 
 // cmdReport writes a class's report from a records file, offline.
@@ -55,7 +54,7 @@ func cmdReport(args []string) int {
 		fmt.Fprintf(os.Stderr, "judge: exercises not loaded (%v); reporting without titles or starter code\n", err)
 		cat = nil
 	}
-	in, err := report.Load(ctx, d, cl.ID, instructor.ReportExercises(cat))
+	in, err := report.Load(ctx, d, cl.ID, report.CatalogExercises(cat))
 	if err != nil {
 		return fail("%v", err)
 	}

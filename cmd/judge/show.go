@@ -1,6 +1,7 @@
 package main
 
 import (
+	"ctrljudge/judge/exercise"
 	"fmt"
 	"os"
 	"regexp"
@@ -8,14 +9,12 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
-
-	"ctrljudge/judge"
 )
 
 // statementDoc is an exercise's statement as markdown: the title, the
 // statement from problem.md (never the explanation or the solution), and
 // how to test. judge start writes it as the workspace's README.md.
-func statementDoc(ex *judge.Exercise) string {
+func statementDoc(ex *exercise.Exercise) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %d. %s\n\n", ex.Number, ex.Title)
 	fmt.Fprintf(&b, "*%s · %s*\n\n", ex.Difficulty, strings.Join(ex.Tags, ", "))

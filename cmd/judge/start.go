@@ -10,9 +10,10 @@ import (
 	"strconv"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 )
 
-func workspaceDir(ex *judge.Exercise) string { return strconv.Itoa(ex.Number) + "-" + ex.Slug }
+func workspaceDir(ex *exercise.Exercise) string { return strconv.Itoa(ex.Number) + "-" + ex.Slug }
 
 func cmdStart(args []string) int {
 	fset, dir := newFlags("start")

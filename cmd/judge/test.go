@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"ctrljudge/internal/hugeheap"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
@@ -51,7 +51,7 @@ func cmdTest(args []string) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		if _, err := judge.ParseScenario(*scenario, b); err != nil {
+		if _, err := exercise.ParseScenario(*scenario, b, judge.Checks); err != nil {
 			return fail("%v", err)
 		}
 		scenarioYAML = b
@@ -67,7 +67,7 @@ func cmdTest(args []string) int {
 	code, err := os.ReadFile(file)
 	// An exercise's own files (solution.go, mutants) carry a build line
 	// that the judge refuses in learner code; authors test them as is.
-	code = judge.LearnerSource(code)
+	code = exercise.LearnerSource(code)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -150,7 +150,6 @@ func (p *pendingEngine) discard() {
 // newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
 // folder, so a second `judge test` of the same file is instant.
 func newEngine() (*judge.Engine, error) {
-	hugeheap.Warm() // a short-lived process: its heap in huge pages
 	// The first use of a Go version compiles its standard library for
 	// WebAssembly: say so on stderr, so the wait is not a mystery.
 	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE"), Progress: os.Stderr}
@@ -162,7 +161,7 @@ func newEngine() (*judge.Engine, error) {
 
 // findWorkspaceFile finds the learner's file: in the exercise's workspace
 // folder below the current one, or in the current folder itself.
-func findWorkspaceFile(ex *judge.Exercise) (string, error) {
+func findWorkspaceFile(ex *exercise.Exercise) (string, error) {
 	for _, p := range []string{filepath.Join(workspaceDir(ex), ex.FileName()), ex.FileName()} {
 		if _, err := os.Stat(p); err == nil {
 			return p, nil

@@ -6,13 +6,13 @@ import (
 	"regexp"
 	"strings"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/verdict"
 )
 
 // printTestList prints an exercise's tests, one a line: the name, whether
 // it is a sample (what --run runs) and the faults it plans.
-func printTestList(w io.Writer, ex *judge.Exercise) {
+func printTestList(w io.Writer, ex *exercise.Exercise) {
 	width := 0
 	for _, t := range ex.Suite.Tests {
 		width = max(width, len([]rune(t.Name)))
@@ -36,9 +36,9 @@ func printTestList(w io.Writer, ex *judge.Exercise) {
 
 // checkTestFlags checks --test and --faults against the exercise before
 // anything is built. A non-empty answer is a usage error to print.
-func checkTestFlags(ex *judge.Exercise, only string, runOnly bool, faults string) string {
+func checkTestFlags(ex *exercise.Exercise, only string, runOnly bool, faults string) string {
 	if only != "" && !ex.IsGeneratedTest(only) {
-		var found *judge.Test
+		var found *exercise.Test
 		for _, t := range ex.Suite.Tests {
 			if t.Name == only {
 				found = t
@@ -72,7 +72,7 @@ func checkTestFlags(ex *judge.Exercise, only string, runOnly bool, faults string
 
 // closestTest is the test name nearest to a mistyped one, or "" when none
 // is near: the only one that contains it, or one a few edits away.
-func closestTest(ex *judge.Exercise, typed string) string {
+func closestTest(ex *exercise.Exercise, typed string) string {
 	typed = strings.ToLower(strings.TrimSpace(typed))
 	var holding []string
 	best, bestD := "", -1
@@ -121,7 +121,7 @@ func editDistance(a, b string) int {
 // the command to type here: with the file the learner gave, and the
 // exercise folder an author gave.
 // A replay of a run with --faults keeps them, unless it names its own.
-func replayer(ex *judge.Exercise, file, exercisesDir, faults string) func(string) string {
+func replayer(ex *exercise.Exercise, file, exercisesDir, faults string) func(string) string {
 	var extra string
 	if file != "" {
 		if strings.HasPrefix(file, "-") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"ctrljudge/judge"
+	"ctrljudge/judge/queue"
 	"ctrljudge/judge/records"
 	"ctrljudge/web"
 )
@@ -29,7 +30,7 @@ func cmdWorker(args []string) int {
 	data := fs.String("data", envOr("CTRLJUDGE_DATA", "./data"), "keep the module cache in `DIR` (env CTRLJUDGE_DATA)")
 	dir := fs.String("exercises", "", "judge the exercises in `DIR` instead of the built-in ones (the server's)")
 	slots := fs.Int("workers", 0, "judge at most `N` submissions at once (default: one per CPU)")
-	grace := fs.Duration("grace", web.DefaultShutdownGrace, "on SIGTERM, let judgements in flight run this long, then hand them back")
+	grace := fs.Duration("grace", queue.DefaultGrace, "on SIGTERM, let judgements in flight run this long, then hand them back")
 	addr := fs.String("metrics-addr", envOr("CTRLJUDGE_METRICS_ADDR", "localhost:9464"), "serve /healthz and /metrics on `HOST:PORT`; \"\" for none (env CTRLJUDGE_METRICS_ADDR)")
 	jobTimeout := fs.Duration("job-timeout", 0, "cut a judgement short after this long, to judge it again (default: the engine's limit and a minute)")
 	rescue := fs.Duration("rescue-after", 0, "judge again a job running this long, taken to be a lost worker's; must exceed --job-timeout (default: it and a minute)")
@@ -68,12 +69,12 @@ func cmdWorker(args []string) int {
 		defer stopWarming() // before the engine closes
 		go eng.WarmReferences(warmCtx, cat.Exercises)
 	}
-	w, err := web.NewWorker(web.WorkerConfig{DB: db, Catalog: cat, Engine: eng, Slots: *slots, Logger: log,
+	w, err := queue.NewWorker(queue.WorkerConfig{DB: db, Catalog: cat, Engine: eng, Slots: *slots, Logger: log,
 		JobTimeout: *jobTimeout, RescueAfter: *rescue})
 	if err != nil {
 		return fail("%v", err)
 	}
-	metrics := web.NewMetrics(w.QueueDepth, w.WorkersAlive)
+	metrics := queue.NewMetrics(w.QueueDepth, w.WorkersAlive)
 	w.SetMetrics(metrics)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -88,11 +89,11 @@ func cmdWorker(args []string) int {
 			return fail("listen: %v", err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", metrics.Handler())
+		mux.Handle("/metrics", web.MetricsHandler(metrics))
 		mux.HandleFunc("/healthz", func(rw http.ResponseWriter, r *http.Request) {
 			hctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 			defer cancel()
-			if err := db.WorkerSeen(hctx, w.ID(), "", w.Slots()); err != nil {
+			if err := w.Seen(hctx); err != nil {
 				http.Error(rw, `{"ok":false}`, http.StatusServiceUnavailable)
 				return
 			}

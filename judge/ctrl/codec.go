@@ -19,7 +19,7 @@ import (
 // ones stay one byte. An object's kind is one byte (wireKind). No varints:
 // a varint's loop kept str and count from being inlined, and in the
 // interpreter a call costs more than reading a string
-// (judge/RATIONALE.md, "Ninth pass").
+// (judge/RATIONALE.md, "Why a wire format the decoder can inline?").
 
 var errMalformed = errors.New("malformed message")
 
@@ -122,15 +122,8 @@ type decoder struct {
 	slab  *objectSlab // the object's being decoded; nil until it needs one
 }
 
-// objectSlab holds the small slices of an object (of its metadata and
-// what follows it) when each has one element, as the judge's objects do:
-// one allocation instead of three. Each is capped at its length, so that
-// an append to one never writes into another.
-type objectSlab struct {
-	containers [1]Container
-	owners     [1]OwnerReference
-	conditions [1]PodCondition
-}
+// objectSlab, generated (kinds_codec_gen.go), has one slot per such slice
+// of the kinds.
 
 // objectSlab returns the slab of the object being decoded.
 func (d *decoder) objectSlab() *objectSlab {
@@ -290,220 +283,9 @@ func (d *decoder) time() time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-func (e *encoder) meta(m *ObjectMeta) {
-	e.str(m.Name)
-	e.str(m.GenerateName)
-	e.str(m.Namespace)
-	e.str(m.UID)
-	e.str(m.ResourceVersion)
-	e.int64(m.Generation)
-	e.time(m.CreationTimestamp)
-	e.bool(m.DeletionTimestamp != nil)
-	if m.DeletionTimestamp != nil {
-		e.time(*m.DeletionTimestamp)
-	}
-	e.strMap(m.Labels)
-	e.strMap(m.Annotations)
-	e.length(len(m.OwnerReferences))
-	for _, r := range m.OwnerReferences {
-		e.str(r.APIVersion)
-		e.str(r.Kind)
-		e.str(r.Name)
-		e.str(r.UID)
-		e.bool(r.Controller)
-		e.bool(r.BlockOwnerDeletion)
-	}
-	e.strs(m.Finalizers)
-}
-
-func (d *decoder) meta(m *ObjectMeta) {
-	d.slab = nil // a new object, or a Deployment's template: a slab of its own
-	m.Name = d.str()
-	m.GenerateName = d.str()
-	m.Namespace = d.str()
-	m.UID = d.str()
-	m.ResourceVersion = d.str()
-	m.Generation = d.int64()
-	m.CreationTimestamp = d.time()
-	if d.bool() {
-		t := d.time()
-		m.DeletionTimestamp = &t
-	}
-	m.Labels = d.strMap()
-	m.Annotations = d.strMap()
-	if n := d.count(); n > 0 {
-		if n == 1 {
-			m.OwnerReferences = d.objectSlab().owners[:]
-		} else {
-			m.OwnerReferences = make([]OwnerReference, n)
-		}
-		for i := range m.OwnerReferences {
-			r := &m.OwnerReferences[i]
-			r.APIVersion, r.Kind, r.Name, r.UID = d.str(), d.str(), d.str(), d.str()
-			r.Controller, r.BlockOwnerDeletion = d.bool(), d.bool()
-		}
-	}
-	m.Finalizers = d.strs()
-}
-
-func (e *encoder) podSpec(s *PodSpec) {
-	e.length(len(s.Containers))
-	for _, c := range s.Containers {
-		e.str(c.Name)
-		e.str(c.Image)
-	}
-	e.str(s.NodeName)
-}
-
-func (d *decoder) podSpec(s *PodSpec) {
-	if n := d.count(); n > 0 {
-		if n == 1 {
-			s.Containers = d.objectSlab().containers[:]
-		} else {
-			s.Containers = make([]Container, n)
-		}
-		for i := range s.Containers {
-			s.Containers[i].Name, s.Containers[i].Image = d.str(), d.str()
-		}
-	}
-	s.NodeName = d.str()
-}
-
-func (o *Deployment) encodeBody(e *encoder) {
-	s := &o.Spec
-	e.int64(int64(s.Replicas))
-	e.strMap(s.Selector.MatchLabels)
-	e.meta(&s.Template.ObjectMeta)
-	e.podSpec(&s.Template.Spec)
-	e.str(s.Strategy.Type)
-	e.int64(int64(s.Strategy.RollingUpdate.MaxSurge))
-	e.int64(int64(s.Strategy.RollingUpdate.MaxUnavailable))
-	st := &o.Status
-	e.int64(st.ObservedGeneration)
-	e.int64(int64(st.Replicas))
-	e.int64(int64(st.UpdatedReplicas))
-	e.int64(int64(st.ReadyReplicas))
-	e.int64(int64(st.AvailableReplicas))
-}
-
-func (o *Deployment) decodeBody(d *decoder) {
-	s := &o.Spec
-	s.Replicas = d.int32()
-	s.Selector.MatchLabels = d.strMap()
-	d.meta(&s.Template.ObjectMeta)
-	d.podSpec(&s.Template.Spec)
-	s.Strategy.Type = d.str()
-	s.Strategy.RollingUpdate.MaxSurge = d.int32()
-	s.Strategy.RollingUpdate.MaxUnavailable = d.int32()
-	st := &o.Status
-	st.ObservedGeneration = d.int64()
-	st.Replicas = d.int32()
-	st.UpdatedReplicas = d.int32()
-	st.ReadyReplicas = d.int32()
-	st.AvailableReplicas = d.int32()
-}
-
-func (o *Pod) encodeBody(e *encoder) {
-	e.podSpec(&o.Spec)
-	e.str(string(o.Status.Phase))
-	e.length(len(o.Status.Conditions))
-	for _, c := range o.Status.Conditions {
-		e.str(string(c.Type))
-		e.str(string(c.Status))
-	}
-}
-
-func (o *Pod) decodeBody(d *decoder) {
-	d.podSpec(&o.Spec)
-	o.Status.Phase = PodPhase(d.str())
-	if n := d.count(); n > 0 {
-		if n == 1 {
-			o.Status.Conditions = d.objectSlab().conditions[:]
-		} else {
-			o.Status.Conditions = make([]PodCondition, n)
-		}
-		for i := range o.Status.Conditions {
-			c := &o.Status.Conditions[i]
-			c.Type, c.Status = PodConditionType(d.str()), ConditionStatus(d.str())
-		}
-	}
-}
-
-func (o *ConfigMap) encodeBody(e *encoder) { e.strMap(o.Data) }
-func (o *ConfigMap) decodeBody(d *decoder) { o.Data = d.strMap() }
-
-// An object's kind is one byte on the wire, not its name: the decoder
-// then checks it without reading and comparing a string.
-const (
-	wireDeployment = 1 + iota
-	wirePod
-	wireConfigMap
-)
-
-// wireKind is o's kind on the wire; 0 for a kind that has none.
-func wireKind(o Object) byte {
-	switch o.(type) {
-	case *Deployment:
-		return wireDeployment
-	case *Pod:
-		return wirePod
-	case *ConfigMap:
-		return wireConfigMap
-	}
-	return 0
-}
-
-func (e *encoder) object(o Object) {
-	e.b = append(e.b, wireKind(o))
-	e.meta(o.GetObjectMeta())
-	switch o := o.(type) { // not a method: the encoder would escape
-	case *Deployment:
-		o.encodeBody(e)
-	case *Pod:
-		o.encodeBody(e)
-	case *ConfigMap:
-		o.encodeBody(e)
-	}
-}
-
-// body decodes the rest of o after its metadata. A type switch, not a
-// method of Object: the decoder passed through an interface call would
-// escape, and cost an allocation in every reply.
-func (d *decoder) body(o Object) {
-	switch o := o.(type) {
-	case *Deployment:
-		o.decodeBody(d)
-	case *Pod:
-		o.decodeBody(d)
-	case *ConfigMap:
-		o.decodeBody(d)
-	}
-}
-
-func (d *decoder) object() Object {
-	var o Object
-	if len(d.b) > 0 {
-		switch d.b[0] {
-		case wireDeployment:
-			o = &Deployment{}
-		case wirePod:
-			o = &Pod{}
-		case wireConfigMap:
-			o = &ConfigMap{}
-		}
-	}
-	if o == nil {
-		d.fail()
-		return nil
-	}
-	d.b = d.b[1:]
-	d.meta(o.GetObjectMeta())
-	d.body(o)
-	if d.err != nil {
-		return nil
-	}
-	return o
-}
+// The per-kind code (wireKind, object and object, the body methods, and
+// encodeBody and decodeBody for each kind) is generated from the
+// declarations in types.go: kinds_codec_gen.go.
 
 // into decodes an object of o's own kind into o, cleared first. It
 // reports false, having read nothing, when the message holds another kind.
@@ -517,7 +299,7 @@ func (d *decoder) into(o Object) bool {
 	}
 	d.b = d.b[1:]
 	o.reset()
-	d.meta(o.GetObjectMeta())
+	d.objectMeta(o.GetObjectMeta())
 	d.body(o)
 	return true
 }

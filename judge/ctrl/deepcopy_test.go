@@ -18,7 +18,7 @@ func TestDeepCopyIsTheWireRoundTrip(t *testing.T) {
 	for range 500 {
 		for _, k := range []Kind{KindDeployment, KindPod, KindConfigMap} {
 			o := NewObject(k)
-			fill(reflect.ValueOf(o).Elem(), r)
+			fill(reflect.ValueOf(o).Elem(), r, &anyValues)
 			objs = append(objs, o)
 		}
 	}
@@ -37,28 +37,44 @@ func TestDeepCopyIsTheWireRoundTrip(t *testing.T) {
 	}
 }
 
+// fillValues are the values fill draws from.
+type fillValues struct {
+	times   func(r *rand.Rand) []time.Time
+	strings []string
+	ints    []int64
+}
+
+// anyValues are fill's values for round trips: any time, any zone.
+var anyValues = fillValues{
+	times: func(r *rand.Rand) []time.Time {
+		return []time.Time{{}, time.Unix(0, 0), time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("X", 3600)), time.Now(), time.Unix(r.Int64N(1<<40), r.Int64N(1e9))}
+	},
+	strings: []string{"", "a", "web-1", "ünï"},
+	ints:    []int64{0, 1, -3, 1 << 20},
+}
+
 // fill sets every field of v to a value drawn from r: zero, empty or set.
-func fill(v reflect.Value, r *rand.Rand) {
+func fill(v reflect.Value, r *rand.Rand, vals *fillValues) {
 	if v.Type() == reflect.TypeFor[time.Time]() {
-		ts := []time.Time{{}, time.Unix(0, 0), time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("X", 3600)), time.Now(), time.Unix(r.Int64N(1<<40), r.Int64N(1e9))}
+		ts := vals.times(r)
 		v.Set(reflect.ValueOf(ts[r.IntN(len(ts))]))
 		return
 	}
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := range v.NumField() {
-			fill(v.Field(i), r)
+			fill(v.Field(i), r, vals)
 		}
 	case reflect.String:
-		v.SetString([]string{"", "a", "web-1", "ünï"}[r.IntN(4)])
+		v.SetString(vals.strings[r.IntN(len(vals.strings))])
 	case reflect.Bool:
 		v.SetBool(r.IntN(2) == 1)
 	case reflect.Int32, reflect.Int64:
-		v.SetInt([]int64{0, 1, -3, 1 << 20}[r.IntN(4)])
+		v.SetInt(vals.ints[r.IntN(len(vals.ints))])
 	case reflect.Pointer:
 		if r.IntN(2) == 1 {
 			p := reflect.New(v.Type().Elem())
-			fill(p.Elem(), r)
+			fill(p.Elem(), r, vals)
 			v.Set(p)
 		}
 	case reflect.Map:
@@ -69,8 +85,8 @@ func fill(v reflect.Value, r *rand.Rand) {
 			m := reflect.MakeMap(v.Type())
 			for range 1 + r.IntN(3) {
 				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-				fill(k, r)
-				fill(e, r)
+				fill(k, r, vals)
+				fill(e, r, vals)
 				m.SetMapIndex(k, e)
 			}
 			v.Set(m)
@@ -82,7 +98,7 @@ func fill(v reflect.Value, r *rand.Rand) {
 		case 2:
 			s := reflect.MakeSlice(v.Type(), 1+r.IntN(3), 3)
 			for i := range s.Len() {
-				fill(s.Index(i), r)
+				fill(s.Index(i), r, vals)
 			}
 			v.Set(s)
 		}

@@ -109,31 +109,8 @@ func (*hostClient) Delete(_ context.Context, obj Object) error {
 	return invoke(&Call{Op: OpDelete, Kind: obj.GetObjectKind(), Key: KeyOf(obj)}, &r)
 }
 
-// assign copies src into dst, which must be of the same kind (nothing to
-// do when the reply was decoded into dst itself).
-func assign(dst, src Object) error {
-	if dst == src {
-		return nil
-	}
-	switch d := dst.(type) {
-	case *Deployment:
-		if s, ok := src.(*Deployment); ok {
-			*d = *s
-			return nil
-		}
-	case *Pod:
-		if s, ok := src.(*Pod); ok {
-			*d = *s
-			return nil
-		}
-	case *ConfigMap:
-		if s, ok := src.(*ConfigMap); ok {
-			*d = *s
-			return nil
-		}
-	}
-	return errors.New("ctrl: the judge returned an object of the wrong kind")
-}
+// assign, which copies a reply's object into the caller's, is generated
+// (kinds_gen.go).
 
 // reconcileOnce runs the registered Reconcile for the request the judge
 // names and reports the result back.

@@ -85,10 +85,3 @@ func RemoveFinalizer(obj Object, f string) bool {
 	m.Finalizers = out
 	return changed
 }
-
-func apiVersionOf(k Kind) string {
-	if k == KindDeployment {
-		return "apps/v1"
-	}
-	return "v1"
-}

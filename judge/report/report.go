@@ -6,7 +6,8 @@
 //
 // It reads the records and the verdict vocabulary, never the engine: the
 // server and `judge report` alike describe the catalog's exercises to it as
-// Exercise values.
+// Exercise values, made by CatalogExercises (which, until the catalog
+// leaves package judge, is the one place that imports it).
 package report
 
 import (

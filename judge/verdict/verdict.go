@@ -88,6 +88,10 @@ type TestResult struct {
 	Trace []TraceLine `json:"trace,omitempty"`
 	// Timeline is one point per step, for a picture of desired vs actual.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
+	// Violation, for a safety failure on a count, is the count the
+	// violating write made and its bound, so that a picture draws them
+	// without reading the message.
+	Violation *Violation `json:"violation,omitempty"`
 	// Shrunk, for the first failing test, is the smallest set of its
 	// planned faults that still fails it with the same oracle.
 	Shrunk *Shrunk `json:"shrunk,omitempty"`
@@ -134,7 +138,29 @@ type TimelinePoint struct {
 	Actual  int   `json:"actual"`
 	Ready   int   `json:"ready"`
 	Mark    Mark  `json:"mark,omitempty"` // what happened at this step, if anything
+	// TraceStep is the step of the trace's last line when the point was
+	// sampled: where the point falls in the trace table.
+	TraceStep int `json:"trace_step,omitempty"`
 }
+
+// Violation is a write that broke a bound on a count: the count it made
+// (Value) against the bound, on the line of the Pods there are (LineActual,
+// an upper bound) or of the Ready ones (LineReady, a lower bound), and the
+// trace step of the write.
+type Violation struct {
+	Line  Line `json:"line"`
+	Value int  `json:"value"`
+	Bound int  `json:"bound"`
+	Step  int  `json:"step"`
+}
+
+// Line names a line of the timeline.
+type Line string
+
+const (
+	LineActual Line = "actual"
+	LineReady  Line = "ready"
+)
 
 // Event is progress reported while judging, for live displays.
 type Event struct {

@@ -107,7 +107,7 @@ const (
 	OracleMemory      Oracle = "memory"      // out of memory
 	OracleOutput      Oracle = "output"      // far too much output
 	OracleSetup       Oracle = "setup"       // the test itself is broken
-	// The rules a statement may make about every call (judge.Rules).
+	// The rules a statement may make about every call (exercise.Rules).
 	OracleWritesPerCall     Oracle = "writes_per_call"    // one call stored more writes than the statement allows
 	OracleMadeUpError       Oracle = "made_up_error"      // an error returned although no API call failed
 	OracleSwallowedConflict Oracle = "swallowed_conflict" // a write lost to a Conflict, and no error returned

@@ -14,6 +14,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/recordstest"
 	"ctrljudge/judge/verdict"
@@ -42,7 +43,7 @@ func TestLearnerTextIsInertForInstructors(t *testing.T) {
 		}
 	}
 	code += "\n// raw: \x1b]0;pwned\a\x1b[2J\x7f\u009b\n"
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/report"
 )
@@ -32,11 +32,13 @@ import (
 // Deps are what the pages need from the rest of the server.
 type Deps struct {
 	DB      *records.DB
-	Catalog *judge.Catalog
-	// Enqueue hands a re-judge submission, already created and queued in
-	// the records, to the server's workers. Without it (or without a
-	// Catalog) nothing can be re-judged.
-	Enqueue func(*records.Submission) error
+	Catalog *exercise.Catalog
+	// Rejudge records a re-judge of orig, a learner's judged submit,
+	// against its exercise as it is now and queues it; queued is false
+	// when the queue refused it (it is then settled as not judged), err
+	// is for the records. Without it (or without a Catalog) nothing can
+	// be re-judged.
+	Rejudge func(ctx context.Context, orig *records.Submission) (queued bool, err error)
 	// ClientKey names the client's address for the sign-in lockout; nil
 	// means c.RealIP().
 	ClientKey func(echo.Context) string
@@ -352,22 +354,9 @@ func seeOther(c echo.Context, path, done string) error {
 	return c.Redirect(http.StatusSeeOther, u)
 }
 
-// ReportExercises is what reports need to know of the catalog's exercises;
-// cat may be nil.
-func ReportExercises(cat *judge.Catalog) []report.Exercise {
-	if cat == nil {
-		return nil
-	}
-	out := make([]report.Exercise, len(cat.Exercises))
-	for i, e := range cat.Exercises {
-		out[i] = report.Exercise{Slug: e.Slug, Number: e.Number, Title: e.Title, Version: e.Version, Starter: e.Starter, Solution: e.Solution}
-	}
-	return out
-}
-
 // loadReport computes the class's report as of now.
 func (h *handler) loadReport(ctx context.Context, cl *records.Class) (*report.Report, *report.Input, error) {
-	in, err := report.Load(ctx, h.DB, cl.ID, ReportExercises(h.Catalog))
+	in, err := report.Load(ctx, h.DB, cl.ID, report.CatalogExercises(h.Catalog))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load report of class %d: %w", cl.ID, err)
 	}

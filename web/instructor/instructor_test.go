@@ -15,9 +15,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/recordstest"
+	"ctrljudge/judge/verdict"
 )
 
 const prefix = "/instructor"
@@ -28,20 +29,33 @@ type testServer struct {
 	f        *recordstest.Fixture
 	mu       sync.Mutex
 	enqueued []*records.Submission
-	refuse   bool // Enqueue fails
+	refuse   bool // the queue refuses re-judges
 }
 
 func newTestServer(t *testing.T) *testServer {
 	ts := &testServer{t: t, e: echo.New(), f: recordstest.Seed(t)}
-	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: fixtureCatalog(), Enqueue: func(s *records.Submission) error {
+	cat := fixtureCatalog()
+	// The queue's part, as package judge/queue does it (tested there):
+	// the re-judge's record, queued or, when refused, settled.
+	rejudge := func(ctx context.Context, orig *records.Submission) (bool, error) {
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
+		ex, err := cat.Find(orig.Exercise)
+		if err != nil {
+			return false, err
+		}
+		s := &records.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
+			Mode: verdict.ModeSubmit, Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
+		if err := ts.f.DB.CreateSubmission(ctx, s); err != nil {
+			return false, err
+		}
 		if ts.refuse {
-			return fmt.Errorf("queue full")
+			return false, ts.f.DB.AbandonSubmission(ctx, s.ID, "not judged: queue full")
 		}
 		ts.enqueued = append(ts.enqueued, s)
-		return nil
-	}})
+		return true, nil
+	}
+	Register(ts.e.Group(prefix), Deps{DB: ts.f.DB, Catalog: cat, Rejudge: rejudge})
 	return ts
 }
 
@@ -343,7 +357,7 @@ func TestRejudgeRefused(t *testing.T) {
 	abandoned := 0
 	for _, s := range subs {
 		if s.RejudgeOf != 0 && s.ExerciseVersion == "v2" && s.State == records.StateQueued {
-			t.Errorf("re-judge %d left queued after Enqueue failed", s.ID)
+			t.Errorf("re-judge %d left queued after the queue refused it", s.ID)
 		}
 		if s.RejudgeOf != 0 && s.State == records.StateNotJudged && strings.Contains(s.Note, "queue full") {
 			abandoned++
@@ -371,8 +385,8 @@ func TestMatrixSort(t *testing.T) {
 }
 
 // fixtureCatalog is the catalog that the records fixture was made against.
-func fixtureCatalog() *judge.Catalog {
-	return &judge.Catalog{Exercises: []*judge.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
+func fixtureCatalog() *exercise.Catalog {
+	return &exercise.Catalog{Exercises: []*exercise.Exercise{{Number: recordstest.ExerciseNumber, Slug: recordstest.ExerciseSlug,
 		Title: recordstest.ExerciseTitle, Chapter: recordstest.ExerciseChapter, Version: recordstest.ExerciseVersion,
 		Starter: []byte(recordstest.Starter), Solution: []byte(recordstest.Solution)}}}
 }

@@ -1,13 +1,11 @@
 package instructor
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"ctrljudge/judge"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/verdict"
 )
@@ -60,7 +58,7 @@ func betterSub(a, b *records.Submission) bool {
 func (h *handler) handleRejudge(c echo.Context) error {
 	cl := class(c)
 	ctx := c.Request().Context()
-	if h.Catalog == nil || h.Enqueue == nil {
+	if h.Catalog == nil || h.Rejudge == nil {
 		return echo.NewHTTPError(http.StatusConflict, "no exercise catalog or judge queue: cannot re-judge")
 	}
 	ex, err := h.Catalog.Find(c.Param("slug"))
@@ -77,17 +75,12 @@ func (h *handler) handleRejudge(c echo.Context) error {
 	}
 	queued, failed := 0, 0
 	for _, orig := range pickForRejudge(subs, ex.Slug, which, ex.Version) {
-		s := &records.Submission{LearnerID: orig.LearnerID, Exercise: ex.Slug, ExerciseVersion: ex.Version,
-			Engine: judge.EngineVersion, Mode: verdict.ModeSubmit, Code: orig.Code, Seed: orig.Seed, RejudgeOf: orig.ID}
-		if err := h.DB.CreateSubmission(ctx, s); err != nil {
-			return fmt.Errorf("re-judge submission %d: %w", orig.ID, err)
+		ok, err := h.Rejudge(ctx, orig)
+		if err != nil {
+			return err
 		}
-		if err := h.Enqueue(s); err != nil {
-			// Never leave it queued with nobody to judge it.
+		if !ok {
 			failed++
-			if aerr := h.DB.AbandonSubmission(ctx, s.ID, "not judged: "+err.Error()); aerr != nil {
-				return errors.Join(err, aerr)
-			}
 			continue
 		}
 		queued++

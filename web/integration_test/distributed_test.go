@@ -22,6 +22,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 	"ctrljudge/judge/records/pgtest"
 )
@@ -187,7 +188,7 @@ func canonical(t *testing.T, b []byte) string {
 // single-process verdict the distributed one must equal.
 func referenceVerdicts(t *testing.T, entries []entry) {
 	t.Helper()
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func waitJobs(t *testing.T, db *sql.DB) map[int64]jobRow {
 // submission still ends judged, none twice.
 func TestDistributedJudging(t *testing.T) {
 	dbURL := pgtest.URL(t)
-	cat, _ := judge.LoadCatalog(exercises.FS)
+	cat, _ := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	ex, _ := cat.Find(exerciseID)
 	entries := []entry{
 		{code: string(ex.Starter), mode: "submit"},

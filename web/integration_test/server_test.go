@@ -19,6 +19,7 @@ import (
 
 	"ctrljudge/exercises"
 	"ctrljudge/judge"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/records"
 )
 
@@ -180,7 +181,7 @@ func (l *learner) submit(code, mode string) (int64, int, error) {
 
 func starterCode(t testing.TB) string {
 	t.Helper()
-	cat, err := judge.LoadCatalog(exercises.FS)
+	cat, err := exercise.LoadCatalog(exercises.FS, judge.Checks)
 	if err != nil {
 		t.Fatalf("the built-in exercises do not load: %v", err)
 	}

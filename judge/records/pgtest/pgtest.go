@@ -233,9 +233,13 @@ var (
 
 // URL returns a fresh, empty database on the test binary's shared server,
 // starting the server on first use. The package's TestMain must call
-// StopShared after m.Run.
+// StopShared after m.Run. Under -short, the fast inner loop, it skips the
+// test instead.
 func URL(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL; not with -short")
+	}
 	sharedMu.Lock()
 	if shared == nil && sharedErr == nil {
 		shared, sharedErr = Start()

@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"ctrljudge/judge/exercise"
+	"ctrljudge/judge/family"
+	"ctrljudge/judge/internal/text"
+	"strconv"
+	"strings"
+)
+
+// registryWorld: the registry and Deployments new, in place, half done or
+// stale, some carrying other controllers' finalizers and metadata, some
+// being deleted.
+func registryWorld(g *family.Gen) {
+	entries := map[string]string{}
+	n := g.Ranges.Deployments.Draw(g.Rng)
+	var docs []string
+	for i := 0; i < n && i < len(family.DepNames); i++ {
+		d := g.NewDep(family.DepNames[i])
+		g.Deps = append(g.Deps, d)
+		var fins []string
+		// A scenario about foreign metadata starts its first Deployment
+		// with another controller's finalizer and not yet this one's.
+		if !(g.Force == "foreign-metadata" && i == 0) && g.Chance(0.5) {
+			d.Finalizer = true
+			fins = append(fins, RegistryFinalizer)
+			switch {
+			case g.Want("stale", 0.3):
+				entries["default/"+d.Name] = d.Name + ":" + g.OtherTag(d.Tag)
+			case g.Want("stale", 0.2): // the finalizer, not yet the entry
+			default:
+				entries["default/"+d.Name] = d.Name + ":" + d.Tag
+			}
+		}
+		meta := ""
+		if g.Want("foreign-metadata", 0.4) {
+			fins = append(fins, "backup.example.com/snapshot")
+			meta += "\n  labels: {team: shop}\n  annotations: {example.com/note: keep-me}"
+		}
+		if g.Want("terminating-deployment", 0.25) {
+			fins = append(fins, family.HoldFinalizer)
+			meta += "\n  deletionTimestamp: \"2026-01-01T00:00:00Z\""
+			d.Gone = true
+			g.Held = append(g.Held, "Deployment/"+d.Name)
+		}
+		if len(fins) > 0 {
+			meta = "\n  finalizers: [" + strings.Join(fins, ", ") + "]" + meta
+		}
+		docs = append(docs, family.DeploymentDoc(d, meta, ""))
+	}
+	var data []string
+	for _, k := range text.SortedKeys(entries) {
+		data = append(data, strconv.Quote(k)+": "+strconv.Quote(entries[k]))
+	}
+	g.Add("kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: %s\ndata: {%s}", RegistryName, strings.Join(data, ", "))
+	for _, d := range docs {
+		g.Add("%s", d)
+	}
+}
+
+// registryStep draws one workload step of 173.
+func registryStep(g *family.Gen, kind string) bool {
+	if kind == "meanwhile" && g.Chance(0.3) {
+		// Someone labels the registry just before the controller writes it.
+		g.Test.Steps = append(g.Test.Steps, exercise.Step{Meanwhile: map[string]map[string]any{"ConfigMap/" + RegistryName: {
+			"metadata": map[string]any{"labels": map[string]any{"audited": g.Pick([]string{"yes", "no"})}}}}})
+		return true
+	}
+	return family.PodStep(g, kind)
+}
+
+func (Family) GenKinds() (steps, objects []string) {
+	return []string{"image", "metadata", "meanwhile", "delete", "create", "release"}, []string{"terminating-deployment", "foreign-metadata", "stale"}
+}
+func (Family) GenWorld(g *family.Gen)                  { registryWorld(g) }
+func (Family) GenStep(g *family.Gen, kind string) bool { return registryStep(g, kind) }
