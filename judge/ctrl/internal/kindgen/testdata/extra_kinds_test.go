@@ -12,7 +12,7 @@ func TestExtraKinds(t *testing.T) {
 	for range 3000 {
 		for _, k := range Kinds() {
 			o := NewObject(k)
-			fill(reflect.ValueOf(o).Elem(), r)
+			fill(reflect.ValueOf(o).Elem(), r, &anyValues)
 			b := AppendObject(nil, o)
 			want, err := DecodeObject(b)
 			if err != nil {
