@@ -150,6 +150,7 @@ func (p *pendingEngine) discard() {
 // newEngine keeps built modules in CTRLJUDGE_CACHE, or the user's cache
 // folder, so a second `judge test` of the same file is instant.
 func newEngine() (*judge.Engine, error) {
+	collectLate()
 	// The first use of a Go version compiles its standard library for
 	// WebAssembly: say so on stderr, so the wait is not a mystery.
 	opts := judge.Options{CacheDir: os.Getenv("CTRLJUDGE_CACHE"), Progress: os.Stderr}
