@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -379,5 +380,56 @@ func BenchmarkMeter(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// The meter's cache changes no module: with it, cold, warm and once it
+// has started again, metering writes the bytes it writes without it. The
+// two modules differ in the learner's code only, as two submissions do.
+func TestMeterCacheChangesNothing(t *testing.T) {
+	b, _ := toolchainBuilder(t)
+	var mods [][]byte
+	for _, learner := range []string{meteredLearner, strings.Replace(meteredLearner, "% 100_003", "% 100_019", 1)} {
+		wasm, err := b.Build(context.Background(), Program{
+			Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(meteredGlue)},
+			Main:     []byte(learner),
+			MainPath: "learner.go", MainName: "learner.go", Package: ".",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mods = append(mods, wasm)
+	}
+	if bytes.Equal(mods[0], mods[1]) {
+		t.Fatal("the two learners built the same module")
+	}
+	cache := newMeterCache()
+	check := func(when string, m []byte) {
+		t.Helper()
+		want, err := meterModule(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := meterModule(m, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: the module metered through the cache differs", when)
+		}
+	}
+	check("cold", mods[0])
+	held := cache.bytes
+	check("the second learner, most of it cached", mods[1])
+	if cache.bytes <= held || cache.bytes >= 2*held {
+		t.Errorf("the second module added %d bytes to the cache's %d: it should add only what differs", cache.bytes-held, held)
+	}
+	check("warm", mods[0])
+	// Full, and missing what comes next: the first body metered starts it
+	// again, and it ends holding the one module.
+	cache.m, cache.bytes = map[uint64]map[string][]byte{}, maxMeterCacheBytes
+	check("started again", mods[1])
+	if cache.bytes == 0 || cache.bytes > held+held/10 {
+		t.Errorf("after starting again the cache holds %d bytes, want about one module's %d", cache.bytes, held)
 	}
 }

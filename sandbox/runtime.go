@@ -71,7 +71,8 @@ type Runtime struct {
 	rt          wazero.Runtime
 	noSnapshots bool
 	noMeter     bool
-	keep        *keepList // nil: compile every function
+	metered     *meterCache // the bodies metered so far
+	keep        *keepList   // nil: compile every function
 	recorder    *callRecorder
 	restored    atomic.Int64 // instances started from a snapshot
 	wholes      atomic.Int64 // pruned modules compiled again in full
@@ -131,7 +132,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, err
 	}
-	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, noMeter: cfg.noMeter, cache: cache, mods: map[[32]byte]*compileResult{}}
+	r := &Runtime{rt: rt, noSnapshots: cfg.NoSnapshots, noMeter: cfg.noMeter, metered: newMeterCache(), cache: cache, mods: map[[32]byte]*compileResult{}}
 	if cfg.Keep != nil {
 		r.keep = newKeepList(cfg.Keep)
 	}
@@ -233,7 +234,7 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*Module, bool, erro
 	// once (rewrite.go).
 	if !r.noMeter {
 		var err error
-		if wasm, err = meterModule(wasm); err != nil {
+		if wasm, err = meterModule(wasm, r.metered); err != nil {
 			return r.failed(h, c, err)
 		}
 	}
