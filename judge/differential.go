@@ -233,7 +233,7 @@ func withDifferential(ctx context.Context, d diffContext) context.Context {
 	return context.WithValue(ctx, diffKey{}, d)
 }
 
-// startDifferential is run.go's hook before a test plays: it fetches the
+// startDifferential is playOnce's hook before a test plays (run.go): it fetches the
 // reference's observation (running the solution first if need be, before
 // the learner's instance exists) and starts watching. It returns nil when
 // the run has no reference to meet.
@@ -324,7 +324,7 @@ func (d *differential) routine(ev cluster.WatchEvent) bool {
 	return d.made[p.UID] && ev.Type == cluster.EvModified && p.Status.Phase != ctrl.PodFailed && !(was && !ctrl.IsPodReady(p))
 }
 
-// finish is run.go's hook after a test played: it keeps the reference's
+// finish is playOnce's hook after a test played: it keeps the reference's
 // observation, or compares the learner's with it once every other oracle
 // has passed.
 func (d *differential) finish() {

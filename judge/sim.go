@@ -63,7 +63,7 @@ type failure struct {
 // sim runs one test. It owns one of each part of the simulated cluster
 // (virtual clock, API server, informer, workqueue, kubelet, garbage
 // collector), the fault plan, the ABI host that serves the learner's
-// module, and the recorder, and it makes them take turns; run.go says in
+// module, and the recorder, and it makes them take turns; phases.go says in
 // which order. Everything it does is a function of the test and the seed.
 type sim struct {
 	ctx      context.Context

@@ -25,8 +25,9 @@ type Suite struct {
 		Owns    []ctrl.Kind `json:"owns"`
 		Watches []ctrl.Kind `json:"watches"`
 	} `json:"controller"`
-	// Model names the Go model in this package that knows the exercise's
-	// desired state and safety invariants (see models.go).
+	// Model names the exercise family, the Go model that knows the exercise's
+	// desired state and safety invariants (judge/family, listed in
+	// judge/models.go).
 	Model string `json:"model"`
 	World World  `json:"world"`
 	Rules Rules  `json:"rules"`

@@ -152,7 +152,7 @@ func (Family) checkWrite(w family.World, wr *family.Write) string {
 }
 
 // Hint points a learner at the usual cause of each failure in a
-// reporting controller (run.go's general hints speak of taking steps).
+// reporting controller (verdict's general hints speak of taking steps).
 func (Family) Hint(oracle verdict.Oracle) string {
 	return StatusHints[oracle]
 }
@@ -180,7 +180,7 @@ func (Family) Sample(w family.World) (desired, actual, ready int) {
 }
 
 // Describe says what a test's Deployment starts with: its image and the
-// status it already reports. Pods keep run.go's words.
+// status it already reports. Pods keep the engine's words (describeObject).
 func (m Family) Describe(o ctrl.Object) string {
 	d, ok := o.(*ctrl.Deployment)
 	if !ok {
