@@ -152,8 +152,9 @@ func meterModule(m []byte, cache *meterCache) ([]byte, error) {
 // The runtime's, the library's and the SDK's functions are the same in
 // every learner's module, so a warm judge meters only what is new: across
 // the corpus's 138 modules, 99.6 % of most modules' code bytes were met
-// before, and a module of 1.5 MB of code takes 32 ms to meter whole. The
-// module written is the same either way (TestMeterCacheChangesNothing).
+// before, and BenchmarkMeterModule meters a module whole in 41 ms, through
+// a warm cache in 4.6. The module written is the same either way
+// (TestMeterCacheChangesNothing).
 type meterCache struct {
 	mu    sync.Mutex
 	m     map[uint64]map[string][]byte // by params<<32 | fuel, then body

@@ -433,3 +433,45 @@ func TestMeterCacheChangesNothing(t *testing.T) {
 		t.Errorf("after starting again the cache holds %d bytes, want about one module's %d", cache.bytes, held)
 	}
 }
+
+// BenchmarkMeterModule meters a built module whole, and again through a
+// warm cache, as a second submission's module is metered:
+//
+//	go test -run '^$' -bench MeterModule ./sandbox/
+func BenchmarkMeterModule(b *testing.B) {
+	builder, err := NewBuilder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mods [][]byte
+	for _, learner := range []string{meteredLearner, strings.Replace(meteredLearner, "% 100_003", "% 100_019", 1)} {
+		wasm, err := builder.Build(context.Background(), Program{
+			Files:    map[string][]byte{"go.mod": []byte("module guest\n\ngo 1.26\n"), "glue.go": []byte(meteredGlue)},
+			Main:     []byte(learner),
+			MainPath: "learner.go", MainName: "learner.go", Package: ".",
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mods = append(mods, wasm)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := meterModule(mods[1], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		cache := newMeterCache()
+		if _, err := meterModule(mods[0], cache); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			// The second learner's module, its new functions metered once.
+			if _, err := meterModule(mods[1], cache); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
