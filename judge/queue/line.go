@@ -67,11 +67,10 @@ func newLine(capacity int) *line {
 func (q *line) Admit(learner int64, addr string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.room(); err != nil {
+		return err
+	}
 	switch {
-	case q.closed:
-		return ErrClosed
-	case q.depth() >= q.cap:
-		return ErrFull
 	case learner != 0 && q.pending[learner] >= MaxPendingPerLearner:
 		return ErrTooMany
 	case addr != "" && q.byAddr[addr] >= q.addressCap():
@@ -144,13 +143,22 @@ func (q *line) Push(id, learner int64, addr, only string) *Job {
 func (q *line) pushRejudge(j *Job) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.room(); err != nil {
+		return err
+	}
+	q.add(j)
+	return nil
+}
+
+// room says why the line takes nothing more, or nil if it does; q.mu is
+// held.
+func (q *line) room() error {
 	switch {
 	case q.closed:
 		return ErrClosed
 	case q.depth() >= q.cap:
 		return ErrFull
 	}
-	q.add(j)
 	return nil
 }
 
