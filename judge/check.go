@@ -14,6 +14,9 @@ import (
 type CheckResult struct {
 	Problems []string // each makes the exercise fail the check
 	Passes   []string // what held, for -v
+	// Coverage is how much of its input space the generated scenarios
+	// reach (space.go); nil for an exercise without a generate: block.
+	Coverage *Coverage
 }
 
 // Check verifies an exercise as its author must: the reference solution
@@ -45,6 +48,12 @@ func (e *Engine) Check(ctx context.Context, ex *exercise.Exercise) CheckResult {
 	}
 	wg.Wait()
 	var r CheckResult
+	if c, ok := SpaceCoverage(ex); ok {
+		r.Coverage = &c
+		if len(c.Missing) > 0 {
+			r.Problems = append(r.Problems, "input space: "+c.String()+"; never reached: "+missingWords(c.Missing))
+		}
+	}
 	for i, c := range cases {
 		v := verdicts[i]
 		first := v.FirstFailure()

@@ -42,12 +42,33 @@ import (
 // seeds at which each listed bug is caught ("seed luck").
 
 // corpusSeeds are the seeds every file is judged at: detection must not
-// depend on seed luck.
-var corpusSeeds = []uint64{1, 2, 3, 4, 5}
+// depend on seed luck. With CTRLJUDGE_CORPUS_FULL=1, correct files are
+// judged at fullCorrectSeeds: a correct file must be accepted at every
+// seed a learner may meet.
+var (
+	corpusSeeds      = []uint64{1, 2, 3, 4, 5}
+	fullCorrectSeeds = seedRange(1, 20)
+)
 
-const (
-	corpusDir   = "testdata/bugs"
-	escapesFile = "testdata/bugs/escapes.txt"
+func seedRange(a, b uint64) []uint64 {
+	var out []uint64
+	for s := a; s <= b; s++ {
+		out = append(out, s)
+	}
+	return out
+}
+
+// A corpus is a folder of learner-style files, one folder per exercise,
+// with its own ratchet of escapes.
+type corpus struct{ dir, escapes string }
+
+var (
+	// The named corpus: bugs of the classes the judge's issues named.
+	namedCorpus = corpus{"testdata/bugs", "testdata/bugs/escapes.txt"}
+	// The blind corpus: bugs and correct files written by people who had
+	// read only the statement (what `judge start` writes: README.md, the
+	// starter, the SDK), never the tests, the solution or the judge.
+	blindCorpus = corpus{"testdata/blind", "testdata/blind/escapes.txt"}
 )
 
 type corpusFile struct {
@@ -61,17 +82,18 @@ func (f corpusFile) key() string { return f.exercise + "/" + f.name }
 
 // corpusResult is one file judged at every seed.
 type corpusResult struct {
+	seeds    []uint64 // the seeds it is judged at
 	judged   int      // seeds judged (fewer than all when stopped at an escape)
 	failedAt []uint64 // seeds at which the verdict was not accepted
 	oracles  []string // first failing oracle at each failing seed, e.g. "convergence"
 	problems []string // verdicts that say nothing about the code
 }
 
-func loadCorpus(t *testing.T) []corpusFile {
+func loadCorpus(t *testing.T, c corpus) []corpusFile {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(corpusDir, "*", "*.go"))
+	paths, err := filepath.Glob(filepath.Join(c.dir, "*", "*.go"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus files under %s (%v)", corpusDir, err)
+		t.Fatalf("no corpus files under %s (%v)", c.dir, err)
 	}
 	var files []corpusFile
 	for _, p := range paths {
@@ -95,7 +117,7 @@ func loadCorpus(t *testing.T) []corpusFile {
 }
 
 // loadEscapes reads the ratchet: key → reason.
-func loadEscapes(t *testing.T) map[string]string {
+func loadEscapes(t *testing.T, escapesFile string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(escapesFile)
 	if err != nil {
@@ -124,11 +146,17 @@ func loadEscapes(t *testing.T) map[string]string {
 // every seed: correct variants must be accepted at each, buggy ones
 // rejected at each unless escapes.txt lists them, and those listed must
 // still escape somewhere.
-func TestRealisticBugsAreCaught(t *testing.T) {
+func TestRealisticBugsAreCaught(t *testing.T) { testCorpus(t, namedCorpus) }
+
+// TestBlindCorpusIsCaught is the same ratchet over the blind corpus.
+func TestBlindCorpusIsCaught(t *testing.T) { testCorpus(t, blindCorpus) }
+
+func testCorpus(t *testing.T, c corpus) {
 	eng := engine(t)
 	cat := catalog(t)
-	files := loadCorpus(t)
-	escapes := loadEscapes(t)
+	files := loadCorpus(t, c)
+	escapes := loadEscapes(t, c.escapes)
+	escapesFile, corpusDir := c.escapes, c.dir
 	start := time.Now()
 
 	byKey := map[string]corpusFile{}
@@ -162,25 +190,30 @@ func TestRealisticBugsAreCaught(t *testing.T) {
 				t.Run(strings.TrimSuffix(f.name, ".go"), func(t *testing.T) {
 					t.Parallel()
 					_, listed := escapes[f.key()]
-					r := judgeCorpusFile(eng, ex, f, listed && os.Getenv("CTRLJUDGE_CORPUS_FULL") == "")
+					full := os.Getenv("CTRLJUDGE_CORPUS_FULL") != ""
+					seeds := corpusSeeds
+					if full && !f.bug {
+						seeds = fullCorrectSeeds
+					}
+					r := judgeCorpusFile(eng, ex, f, listed && !full, seeds)
 					mu.Lock()
 					results[f.key()] = r
 					mu.Unlock()
-					checkCorpusFile(t, f, r, escapes)
+					checkCorpusFile(t, f, r, escapes, escapesFile)
 				})
 			}
 		})
 	}
-	t.Log(corpusTable(files, results, escapes))
+	t.Log(corpusTable(c.dir, files, results, escapes))
 	t.Logf("judged %d files at %d seeds each in %s", len(results), len(corpusSeeds), time.Since(start).Round(time.Second))
 }
 
 // judgeCorpusFile judges one file at every seed, one seed after another:
 // the files themselves run side by side. untilEscape stops at the first
 // seed that accepts the file.
-func judgeCorpusFile(eng *Engine, ex *exercise.Exercise, f corpusFile, untilEscape bool) *corpusResult {
-	r := &corpusResult{}
-	for _, seed := range corpusSeeds {
+func judgeCorpusFile(eng *Engine, ex *exercise.Exercise, f corpusFile, untilEscape bool, seeds []uint64) *corpusResult {
+	r := &corpusResult{seeds: seeds}
+	for _, seed := range seeds {
 		r.judged++
 		v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: f.code, FileName: f.name, Mode: verdict.ModeSubmit, Seed: seed})
 		for try := 0; try < 2 && v.Outcome == verdict.OutcomeNotJudged; try++ {
@@ -206,7 +239,7 @@ func judgeCorpusFile(eng *Engine, ex *exercise.Exercise, f corpusFile, untilEsca
 	return r
 }
 
-func checkCorpusFile(t *testing.T, f corpusFile, r *corpusResult, escapes map[string]string) {
+func checkCorpusFile(t *testing.T, f corpusFile, r *corpusResult, escapes map[string]string, escapesFile string) {
 	for _, p := range r.problems {
 		t.Errorf("%s: %s", f.key(), p)
 	}
@@ -214,9 +247,9 @@ func checkCorpusFile(t *testing.T, f corpusFile, r *corpusResult, escapes map[st
 		return
 	}
 	reason, listed := escapes[f.key()]
-	caught := len(r.failedAt) == len(corpusSeeds)
-	if f.bug && listed && r.judged < len(corpusSeeds) {
-		t.Logf("%s escapes at seed %d (listed: %s)", f.key(), corpusSeeds[r.judged-1], reason)
+	caught := len(r.failedAt) == len(r.seeds)
+	if f.bug && listed && r.judged < len(r.seeds) {
+		t.Logf("%s escapes at seed %d (listed: %s)", f.key(), r.seeds[r.judged-1], reason)
 		return
 	}
 	switch {
@@ -227,9 +260,9 @@ func checkCorpusFile(t *testing.T, f corpusFile, r *corpusResult, escapes map[st
 		t.Errorf("%s is now caught at every seed (%s): remove it from %s", f.key(), strings.Join(uniq(r.oracles), ", "), escapesFile)
 	case f.bug && !listed && !caught:
 		t.Errorf("%s (%s) escapes at seeds %v, caught only at %v: the judge lost power (or list it in %s with a reason)",
-			f.key(), f.what, missingSeeds(r.failedAt), r.failedAt, escapesFile)
+			f.key(), f.what, missingSeeds(r.seeds, r.failedAt), r.failedAt, escapesFile)
 	case f.bug && listed:
-		t.Logf("%s still escapes at seeds %v (listed: %s)", f.key(), missingSeeds(r.failedAt), reason)
+		t.Logf("%s still escapes at seeds %v (listed: %s)", f.key(), missingSeeds(r.seeds, r.failedAt), reason)
 	}
 }
 
@@ -244,9 +277,9 @@ func uniq(l []string) []string {
 	return out
 }
 
-func missingSeeds(failed []uint64) []uint64 {
+func missingSeeds(seeds, failed []uint64) []uint64 {
 	var out []uint64
-	for _, s := range corpusSeeds {
+	for _, s := range seeds {
 		if !slices.Contains(failed, s) {
 			out = append(out, s)
 		}
@@ -256,7 +289,7 @@ func missingSeeds(failed []uint64) []uint64 {
 
 // corpusTable is the catch rate per exercise and overall, then one line
 // per bug: caught means rejected at every seed.
-func corpusTable(files []corpusFile, results map[string]*corpusResult, escapes map[string]string) string {
+func corpusTable(dir string, files []corpusFile, results map[string]*corpusResult, escapes map[string]string) string {
 	type row struct{ bugs, caught, some, correct, accepted int }
 	rows := map[string]*row{}
 	var ids []string
@@ -283,7 +316,7 @@ func corpusTable(files []corpusFile, results map[string]*corpusResult, escapes m
 		x.bugs++
 		mark := "escapes"
 		switch {
-		case n == len(corpusSeeds):
+		case n == len(r.seeds):
 			x.caught++
 			mark = "caught"
 		case n > 0:
@@ -301,7 +334,7 @@ func corpusTable(files []corpusFile, results map[string]*corpusResult, escapes m
 		lines = append(lines, fmt.Sprintf("  %-44s %d/%d  %-9s %-22s %s%s", f.key(), n, r.judged, mark, oracle, f.what, listed))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ncatch rate (rejected at every seed %d..%d) of the realistic bug corpus:\n", corpusSeeds[0], corpusSeeds[len(corpusSeeds)-1])
+	fmt.Fprintf(&b, "\ncatch rate (rejected at every seed %d..%d) of the corpus in %s:\n", corpusSeeds[0], corpusSeeds[len(corpusSeeds)-1], dir)
 	fmt.Fprintf(&b, "  %-8s %5s %7s %10s %7s %16s\n", "exercise", "bugs", "caught", "seed luck", "rate", "correct accepted")
 	pct := func(a, b int) string {
 		if b == 0 {

@@ -25,9 +25,10 @@ import (
 // The differential oracle: every test the learner's code runs is run by
 // the exercise's solution.go too, on the same scenario, seed and faults,
 // and the two runs are compared with volatile fields masked: each write
-// with the object it touched (where the statement fixes them and no fault
-// is planned), and the objects left at the end (where the rest of the
-// world did the same to both runs). What a statement leaves free, the
+// with the object it touched (where the statement fixes them, up to the
+// first fault of either run: until then both met the same world), and the
+// objects left at the end (where the rest of the world did the same to
+// both runs). What a statement leaves free, the
 // exercise declares in tests.yaml (Reference), so correct variants pass.
 // See RATIONALE.md, "Why the reference solution as an oracle?".
 
@@ -189,6 +190,7 @@ type observedWrite struct {
 type observation struct {
 	passed bool // the run passed every other oracle
 	writes []observedWrite
+	cut    bool // a fault fired: writes holds those made before it
 	world  string // digest of what others did to the cluster
 	end    []flatObject
 }
@@ -199,6 +201,7 @@ type differential struct {
 	s        *sim
 	free     []exercise.FreeField
 	each     bool         // compare write by write
+	cut      bool         // a fault fired in this run: its later writes are its own
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
 	obs      observation
@@ -244,7 +247,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *e
 	}
 	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
-		each: ex.Suite.Reference.Writes != "end" && len(t.Faults) == 0}
+		each: ex.Suite.Reference.Writes != "end"}
 	switch {
 	case dc.sink != nil:
 	case dc.ref.self:
@@ -270,7 +273,18 @@ func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *e
 		d.seen(ev)
 		inner(ev)
 	}
+	s.diff = d
 	return d
+}
+
+// faultFired is noteFault's hook: until the first fault of either run,
+// the two runs met the same world, so their writes must agree; from it on,
+// each run's writes answer its own faults, and are not compared.
+func (d *differential) faultFired() {
+	if d != nil && !d.cut {
+		d.cut = true
+		d.obs.cut = true
+	}
 }
 
 // seen takes every change to the cluster: the controller's writes, and
@@ -283,7 +297,7 @@ func (d *differential) seen(ev cluster.WatchEvent) {
 			d.made[ev.Object.GetObjectMeta().UID] = true
 		}
 		d.n++
-		if !d.each {
+		if !d.each || d.cut {
 			return
 		}
 		verb := map[cluster.EventType]string{cluster.EvAdded: "created", cluster.EvModified: "updated", cluster.EvDeleted: "deleted"}[ev.Type]
@@ -291,7 +305,7 @@ func (d *differential) seen(ev cluster.WatchEvent) {
 		if d.ref == nil {
 			d.obs.writes = append(d.obs.writes, w)
 		} else if d.mismatch == "" {
-			d.mismatch = compareWrite(d.ref.writes, d.n, &w)
+			d.mismatch = compareWrite(d.ref, d.n, &w)
 		}
 	case s.actor == "gc", s.actor == "kubelet" && d.routine(ev):
 		// Consequences of the controller's writes, not the world's doing.
@@ -355,7 +369,7 @@ func (d *differential) finish() {
 		return
 	}
 	msg := d.mismatch
-	if msg == "" && d.each && d.n < len(d.ref.writes) {
+	if msg == "" && d.each && !d.cut && d.n < len(d.ref.writes) {
 		w := d.ref.writes[d.n]
 		msg = "The reference solution made " + text.Plural(len(d.ref.writes), "write") + " in this test; yours stopped after " +
 			strconv.Itoa(d.n) + ". Its " + text.Ordinal(d.n+1) + " " + w.verb + " " + w.obj.words + "."
@@ -371,7 +385,14 @@ func (d *differential) finish() {
 // ---- comparing
 
 // compareWrite compares the learner's nth write with the reference's.
-func compareWrite(ref []observedWrite, n int, w *observedWrite) string {
+func compareWrite(ref *observation, n int, w *observedWrite) string {
+	if n > len(ref.writes) && ref.cut {
+		return "" // the reference's next write answered a fault of its own
+	}
+	return compareWrites(ref.writes, n, w)
+}
+
+func compareWrites(ref []observedWrite, n int, w *observedWrite) string {
 	if n > len(ref) {
 		return "Your " + text.Ordinal(n) + " write " + w.verb + " " + w.obj.words + "; the reference solution made only " +
 			text.Plural(len(ref), "write") + " in this test."

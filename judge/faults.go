@@ -41,7 +41,7 @@ var faultPolicies = map[verdict.Fault]faultPolicy{
 // exercises it, and at random after that, up to its cap. Nothing fires
 // outside the faulty phase.
 type faultPlan struct {
-	rng     *rand.Rand
+	seed    uint64
 	planned map[verdict.Fault]bool
 	sure    map[verdict.Fault]int // the opportunity at which each fires for sure
 	chance  map[verdict.Fault]int // opportunities each has had
@@ -62,15 +62,18 @@ type faultPlan struct {
 	serverAt    map[string]int // a kind's opportunity at which a server error is forced
 }
 
-// newFaultPlan draws, from rng and in the test's order, the opportunity
-// at which each planned class fires for sure.
-func newFaultPlan(rng *rand.Rand, planned []verdict.Fault) *faultPlan {
-	p := &faultPlan{rng: rng, planned: map[verdict.Fault]bool{}, sure: map[verdict.Fault]int{},
+// newFaultPlan draws, from the seed, the opportunity at which each planned
+// class fires for sure. Every decision of the plan is a draw of its own,
+// keyed by the class and the opportunity's number (mix): whether the nth
+// restart opportunity fires does not depend on how many draws another
+// class made before it, nor on the order of the calls that made them.
+func newFaultPlan(seed uint64, planned []verdict.Fault) *faultPlan {
+	p := &faultPlan{seed: seed, planned: map[verdict.Fault]bool{}, sure: map[verdict.Fault]int{},
 		chance: map[verdict.Fault]int{}, fired: map[verdict.Fault]int{}, force: map[verdict.Fault]int{},
 		serverCalls: map[string]int{}, serverHit: map[string]bool{}, serverAt: map[string]int{}}
 	for _, f := range planned {
 		p.planned[f] = true
-		p.sure[f] = rng.IntN(faultPolicies[f].sureWithin)
+		p.sure[f] = int(mix(seed, "sure/"+string(f), 0) % uint64(faultPolicies[f].sureWithin))
 	}
 	return p
 }
@@ -139,7 +142,7 @@ func (p *faultPlan) maybe(f verdict.Fault) bool {
 	if p.fired[f] >= pol.max {
 		return false
 	}
-	if !(p.fired[f] == 0 && n == p.sure[f]) && p.rng.Float64() >= pol.p {
+	if !(p.fired[f] == 0 && n == p.sure[f]) && unit(mix(p.seed, "fires/"+string(f), uint64(n))) >= pol.p {
 		return false
 	}
 	p.fired[f]++
@@ -331,7 +334,7 @@ func (s *sim) raceAhead(cur ctrl.Object, verb string) {
 	if isDeployment && slices.Contains(s.suite.ConflictEdits, "replicas") {
 		edits++
 	}
-	switch e := s.rng.IntN(edits); {
+	switch e := int(mix(s.seed, "conflict-edit", uint64(s.faults.fired[verdict.FaultConflict])) % uint64(edits)); {
 	case e == 2:
 		d.Spec.Replicas++
 		what = "scaled it to " + text.Itoa(d.Spec.Replicas) + " replicas (spec.replicas)"

@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -9,7 +8,7 @@ import (
 )
 
 func TestFaultPlanFiresOnlyWhatIsPlannedInTheFaultyPhase(t *testing.T) {
-	p := newFaultPlan(rand.New(rand.NewPCG(1, 2)), []verdict.Fault{verdict.FaultRestart})
+	p := newFaultPlan(1, []verdict.Fault{verdict.FaultRestart})
 	for i := 0; i < 50; i++ {
 		if p.maybe(verdict.FaultRestart) {
 			t.Fatal("fired outside the faulty phase")
@@ -29,7 +28,7 @@ func TestFaultPlanFiresOnlyWhatIsPlannedInTheFaultyPhase(t *testing.T) {
 func TestFaultPlanFiresForSureThenUpToItsCap(t *testing.T) {
 	for seed := uint64(1); seed <= 50; seed++ {
 		for _, f := range verdict.Faults {
-			p := newFaultPlan(rand.New(rand.NewPCG(seed, seed)), []verdict.Fault{f})
+			p := newFaultPlan(seed, []verdict.Fault{f})
 			p.on = true
 			pol := faultPolicies[f]
 			first := -1
@@ -50,7 +49,7 @@ func TestFaultPlanFiresForSureThenUpToItsCap(t *testing.T) {
 
 func TestFaultPlanIsAFunctionOfTheSeed(t *testing.T) {
 	draw := func() []bool {
-		p := newFaultPlan(rand.New(rand.NewPCG(7, 7)), verdict.Faults)
+		p := newFaultPlan(7, verdict.Faults)
 		p.on = true
 		var out []bool
 		for i := 0; i < 30; i++ {
@@ -66,7 +65,7 @@ func TestFaultPlanIsAFunctionOfTheSeed(t *testing.T) {
 }
 
 func TestFaultPlanClassesComeInVerdictOrder(t *testing.T) {
-	p := newFaultPlan(rand.New(rand.NewPCG(1, 1)), nil)
+	p := newFaultPlan(1, nil)
 	p.fired[verdict.FaultConflict] = 1
 	p.fired[verdict.FaultRestart] = 2
 	want := []verdict.Fault{}
@@ -78,7 +77,7 @@ func TestFaultPlanClassesComeInVerdictOrder(t *testing.T) {
 	if got := p.classes(); !slices.Equal(got, want) {
 		t.Fatalf("classes %v, want %v", got, want)
 	}
-	if newFaultPlan(rand.New(rand.NewPCG(1, 1)), nil).classes() != nil {
+	if newFaultPlan(1, nil).classes() != nil {
 		t.Fatal("no fault fired: classes must be nil, as the verdict omits them")
 	}
 }
@@ -89,8 +88,7 @@ func TestFaultPlanClassesComeInVerdictOrder(t *testing.T) {
 func TestFaultPlanPinsKeepThePrefix(t *testing.T) {
 	f := verdict.FaultConflict
 	draw := func(pins *faultPins) []bool {
-		rng := rand.New(rand.NewPCG(3, 3))
-		p := newFaultPlan(rng, []verdict.Fault{f})
+		p := newFaultPlan(3, []verdict.Fault{f})
 		p.pin(pins)
 		p.on = true
 		var out []bool

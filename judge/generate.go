@@ -63,21 +63,28 @@ func checkGenerate(gb *exercise.Generate, model string) error {
 // generateTest draws scenario i, named name ("generated i"), of an
 // exercise from the submission's seed.
 func generateTest(s *exercise.Suite, i int, name string, seed uint64) *exercise.Test {
+	t, _ := drawScenario(s, i, name, seed)
+	return t
+}
+
+// drawScenario is generateTest, with the points of the input space the
+// scenario reached.
+func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise.Test, map[string]bool) {
 	x := exercise.TestSeed(seed, "generate/"+name)
-	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate,
+	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate, Index: i,
 		Test: &exercise.Test{Name: name, SkipMissing: true, Generated: true}, ConfigMaps: map[string]bool{}, ConfigData: map[string][]string{}}
 	f := models[s.Model].(family.Generator)
 	if k := g.Ranges.ObjectKinds; len(k) > 0 {
 		g.Force = k[(i-1)%len(k)]
 	}
 	if len(g.Ranges.PodReady) > 0 {
-		if m := g.Pick(g.Ranges.PodReady); m != cluster.ReadySoon {
+		if m := g.PickOf("podReady", g.Ranges.PodReady); m != cluster.ReadySoon {
 			g.Test.PodReady = m
 		}
 	}
 	f.GenWorld(g)
 	g.Test.Objects = strings.Join(g.Docs, "\n---\n") + "\n"
-	n := g.Ranges.Steps.Draw(g.Rng)
+	n := g.Draw("steps", g.Ranges.Steps)
 	for tries := 0; len(g.Test.Steps) < n && tries < 4*n && len(g.Ranges.StepKinds) > 0; tries++ {
 		f.GenStep(g, g.Pick(g.Ranges.StepKinds))
 	}
@@ -88,11 +95,14 @@ func generateTest(s *exercise.Suite, i int, name string, seed uint64) *exercise.
 		}
 	}
 	g.Test.Faults = faults
+	for _, fl := range faults {
+		g.Hit("fault=" + string(fl))
+	}
 	if err := g.Test.Parse(); err != nil {
 		// A generator's own bug: say so plainly rather than judge with it.
 		panic("generated scenario " + name + " does not parse: " + err.Error() + "\n" + g.Test.YAML())
 	}
-	return g.Test
+	return g.Test, g.Reached
 }
 
 // generatedTests are a submission's K scenarios, or the one named only.

@@ -32,7 +32,7 @@ func (s *sim) play(t *exercise.Test) {
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
-		s.landMeanwhile("", "", i)
+		s.landMeanwhile("", "", "", i)
 		s.applyStep(&t.Steps[i])
 		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {
 			i++
@@ -46,7 +46,7 @@ func (s *sim) play(t *exercise.Test) {
 		return
 	}
 	// An edit still waiting for the controller's write lands now.
-	s.landMeanwhile("", "", len(t.Steps)+1)
+	s.landMeanwhile("", "", "", len(t.Steps)+1)
 	// Quiet phase: no faults; the world must settle into the desired state.
 	s.faults.on = false
 	s.inf.Release()
@@ -143,7 +143,7 @@ func (s *sim) worldFaults() {
 	// An opportunity is one where there is a Pod to act on: a class
 	// that fired on nothing would count as tested without being.
 	if s.hasPod(true) && s.faults.maybe(verdict.FaultPodFailure) {
-		if p := s.pickPod("random", true); p != nil {
+		if p := s.faultPod(verdict.FaultPodFailure, true); p != nil {
 			s.withActor("kubelet", func() {
 				s.api.SetPodStatus(p.Namespace, p.Name, cluster.FailedStatus())
 			})
@@ -151,7 +151,7 @@ func (s *sim) worldFaults() {
 		}
 	}
 	if s.hasPod(false) && s.faults.maybe(verdict.FaultManualDelete) {
-		if p := s.pickPod("random", false); p != nil {
+		if p := s.faultPod(verdict.FaultManualDelete, false); p != nil {
 			s.withActor("user", func() { s.api.Delete(ctrl.KindPod, p.Namespace, p.Name) })
 			s.noteFault(verdict.FaultManualDelete, "Someone deleted Pod "+p.Name+" by hand.")
 		}

@@ -47,7 +47,7 @@ func everyKnownFile(t *testing.T) []judgeable {
 		}
 		return ex
 	}
-	for _, f := range loadCorpus(t) {
+	for _, f := range loadCorpus(t, namedCorpus) {
 		out = append(out, judgeable{find(f.exercise), "corpus " + f.name, f.code})
 	}
 	gen, _ := filepath.Glob("testdata/gen/*.go")

@@ -72,7 +72,8 @@ type sim struct {
 	test     *exercise.Test
 	model    family.Family
 	world    family.World
-	rng      *rand.Rand // one generator for every choice, in a fixed order
+	seed     uint64
+	picks    *rand.Rand // the workload steps' draws ("a random Pod"): the steps alone move it
 
 	clock   *cluster.Clock
 	api     *cluster.APIServer
@@ -100,20 +101,21 @@ type sim struct {
 	stepN     int               // workload steps applied so far
 	meanwhile []lateEdit        // edits waiting for the controller's next write to their object
 	fail      *failure
+	diff      *differential // the comparison with the reference's run, if any
 }
 
 func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exercise.Suite, t *exercise.Test, seed uint64) *sim {
 	sm := &sim{
 		ctx: ctx, suite: s, test: t, model: models[s.Model],
-		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		seed:  seed,
+		picks: stream(seed, "picks"),
 		clock: &cluster.Clock{}, inf: cluster.NewInformer(), queue: cluster.NewWorkqueue(),
 		newController: newCtl,
 		steps:         &sandbox.StepBudget{Max: MaxStepsPerTest},
 		lastErr:       map[string]string{},
 	}
-	// The fault plan draws from the generator before the API server does.
-	sm.faults = newFaultPlan(sm.rng, t.Faults)
-	sm.api = cluster.NewAPIServer(sm.rng, sm.clock.Time)
+	sm.faults = newFaultPlan(seed, t.Faults)
+	sm.api = cluster.NewAPIServer(stream(seed, "names"), sm.clock.Time)
 	sm.api.Watch = sm.onWatch
 	sm.api.By = func() string { return sm.actor }
 	sm.world = sm.api
@@ -145,6 +147,7 @@ func (s *sim) failf(oracle verdict.Oracle, msg string) {
 // noteFault writes down a fault that fired, for the verdict and the trace.
 func (s *sim) noteFault(class verdict.Fault, words string) {
 	s.faults.Note(words)
+	s.diff.faultFired()
 	s.rec.Logf("fault", words)
 	s.rec.Note(verdict.MarkFault)
 }
@@ -241,3 +244,29 @@ func detailSuffix(d string) string {
 	}
 	return " (" + d + ")"
 }
+
+// stream is one of a test's independent random streams, named for what
+// draws from it. What one part of the simulation draws never moves
+// another's, so that the world a test's steps make does not depend on how
+// many calls the controller made: the learner's run and the reference's
+// see the same world, and the comparison between them can speak.
+func stream(seed uint64, name string) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, mix(seed, name, 0)))
+}
+
+// mix hashes a seed, a name and a number into 64 bits: a draw that
+// depends on nothing else (splitmix64 over FNV-1a).
+func mix(seed uint64, name string, n uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	z := seed ^ h ^ (n+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// unit maps a draw to [0, 1).
+func unit(x uint64) float64 { return float64(x>>11) / (1 << 53) }

@@ -33,9 +33,24 @@ func (s *sim) pickPod(how string, running bool) *ctrl.Pod {
 	return s.pickPodWhere(how, func(p *ctrl.Pod) bool { return !running || p.Status.Phase == ctrl.PodRunning })
 }
 
+// faultPod picks the Pod a fault of class f acts on, by a draw of its own
+// (keyed by the class and how often it fired), so that faults do not move
+// the steps' stream.
+func (s *sim) faultPod(f verdict.Fault, running bool) *ctrl.Pod {
+	r := mix(s.seed, "target/"+string(f), uint64(s.faults.fired[f]))
+	return s.pickPodDrawn("random", r, func(p *ctrl.Pod) bool { return !running || p.Status.Phase == ctrl.PodRunning })
+}
+
 // pickPodWhere picks, among the Pods not being deleted that ok accepts,
 // one by name ("first", "last", or its name) or by the seed ("random").
 func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
+	// The draw is made whether or not it is used, so that the steps
+	// alone move the stream.
+	return s.pickPodDrawn(how, s.picks.Uint64(), ok)
+}
+
+// pickPodDrawn is pickPodWhere with "random" decided by the draw r.
+func (s *sim) pickPodDrawn(how string, r uint64, ok func(*ctrl.Pod) bool) *ctrl.Pod {
 	var cands []*ctrl.Pod
 	for _, o := range s.api.List(ctrl.KindPod) {
 		p := o.(*ctrl.Pod)
@@ -52,7 +67,7 @@ func (s *sim) pickPodWhere(how string, ok func(*ctrl.Pod) bool) *ctrl.Pod {
 	case "last":
 		return cands[len(cands)-1]
 	case "random":
-		return cands[s.rng.IntN(len(cands))]
+		return cands[r%uint64(len(cands))]
 	}
 	for _, p := range cands {
 		if p.Name == how {
@@ -91,8 +106,7 @@ func (s *sim) missing(msg string) {
 // patch merges p into the object ref names ("Kind/name"), as the current
 // actor.
 func (s *sim) patch(ref string, p map[string]any) bool {
-	kind, name, _ := strings.Cut(ref, "/")
-	cur := s.api.Get(ctrl.Kind(kind), "default", name)
+	cur := s.api.Get(splitRef(ref))
 	if cur == nil {
 		s.missing("The test patches " + ref + ", which does not exist.")
 		return false
@@ -123,9 +137,10 @@ type lateEdit struct {
 func (s *sim) meanwhileEdits() interceptor {
 	return writes(func(next callFunc, c *ctrl.Call) (ctrl.Reply, error) {
 		if c.Object != nil {
-			s.landMeanwhile(c.Object.GetObjectKind(), c.Object.GetObjectMeta().Name, 0)
+			m := c.Object.GetObjectMeta()
+			s.landMeanwhile(c.Object.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name, 0)
 		} else {
-			s.landMeanwhile(c.Kind, c.Key.Name, 0)
+			s.landMeanwhile(c.Kind, cluster.OrDefault(c.Key.Namespace), c.Key.Name, 0)
 		}
 		return next(c)
 	})
@@ -135,14 +150,14 @@ func (s *sim) meanwhileEdits() interceptor {
 // and name name, as another actor, right before a controller write to
 // it. With kind "", before step i, it applies those that waited through
 // a whole step for a write that never came.
-func (s *sim) landMeanwhile(kind ctrl.Kind, name string, i int) {
+func (s *sim) landMeanwhile(kind ctrl.Kind, ns, name string, i int) {
 	if len(s.meanwhile) == 0 {
 		return
 	}
 	rest := s.meanwhile[:0]
 	for _, e := range s.meanwhile {
-		k, n, _ := strings.Cut(e.ref, "/")
-		if kind != "" && (k != string(kind) || n != name) || kind == "" && e.step+1 >= i {
+		k, x, n := splitRef(e.ref)
+		if kind != "" && (k != kind || x != ns || n != name) || kind == "" && e.step+1 >= i {
 			rest = append(rest, e)
 			continue
 		}
@@ -194,8 +209,7 @@ func (s *sim) applyStep(st *exercise.Step) {
 			s.rec.Logf("user", "will edit ", strings.Join(text.SortedKeys(st.Meanwhile), ", "), " while your controller is busy")
 		case st.Release != nil:
 			for _, ref := range text.SortedKeys(st.Release) {
-				kind, name, _ := strings.Cut(ref, "/")
-				cur := s.api.Get(ctrl.Kind(kind), "default", name)
+				cur := s.api.Get(splitRef(ref))
 				if cur == nil {
 					s.missing("The test releases " + ref + ", which does not exist.")
 					return
@@ -238,20 +252,20 @@ func (s *sim) applyStep(st *exercise.Step) {
 				s.rec.Logf("kubelet", "Pod ", p.Name, " is Ready again")
 			}
 		case st.Delete != "":
-			kind, name, _ := strings.Cut(st.Delete, "/")
-			if kind == string(ctrl.KindPod) && (name == "first" || name == "last" || name == "random") {
+			kind, ns, name := splitRef(st.Delete)
+			if kind == ctrl.KindPod && (name == "first" || name == "last" || name == "random") {
 				p := s.pickPod(name, false)
 				if p == nil {
 					s.missing("The test deletes a Pod, but there is none.")
 					return
 				}
-				name = p.Name
+				ns, name = p.Namespace, p.Name
 			}
-			if _, err := s.api.Delete(ctrl.Kind(kind), "default", name); err != nil {
+			if _, err := s.api.Delete(kind, ns, name); err != nil {
 				s.missing("The test deletes " + st.Delete + ": " + err.Message)
 				return
 			}
-			s.rec.Logf("user", "deleted ", kind, " ", name)
+			s.rec.Logf("user", "deleted ", string(kind), " ", name)
 		case st.Fail != "":
 			_, how, _ := strings.Cut(st.Fail, "/")
 			p := s.pickPod(how, true)
@@ -264,6 +278,17 @@ func (s *sim) applyStep(st *exercise.Step) {
 		}
 	})
 	s.Sample(verdict.MarkUser)
+}
+
+// splitRef reads a step's reference to an object: "Kind/name" in the
+// default namespace, or "Kind/namespace/name".
+func splitRef(ref string) (kind ctrl.Kind, ns, name string) {
+	k, rest, _ := strings.Cut(ref, "/")
+	ns, name, ok := strings.Cut(rest, "/")
+	if !ok {
+		ns, name = "default", rest
+	}
+	return ctrl.Kind(k), ns, name
 }
 
 // resolveOwners fills the uid of owner references that name an existing

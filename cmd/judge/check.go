@@ -50,6 +50,9 @@ func cmdCheck(args []string) int {
 			bad++
 			fmt.Printf("%s %d %s\n", red("✗"), ex.Number, ex.Slug)
 		}
+		if c := r.Coverage; c != nil && len(c.Missing) == 0 {
+			fmt.Printf("    input space: %s\n", c)
+		}
 		for _, p := range problems {
 			fmt.Printf("    %s\n", p)
 		}

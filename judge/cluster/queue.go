@@ -45,6 +45,10 @@ func (q *Workqueue) Add(key string) {
 	q.queue = append(q.queue, key)
 }
 
+// Waiting says whether key is queued to run again: a key added now would
+// change nothing.
+func (q *Workqueue) Waiting(key string) bool { return q.dirty[key] }
+
 // Get returns the next key and marks it processing.
 func (q *Workqueue) Get() (string, bool) {
 	if len(q.queue) == 0 {

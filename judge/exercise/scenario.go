@@ -50,6 +50,10 @@ type Generate struct {
 	MaxFaults int             `json:"maxFaults"`
 	// PodReady lists the kubelet modes a scenario may draw (default: soon).
 	PodReady []string `json:"podReady"`
+	// Namespaces are where a scenario's Deployments (and what goes with
+	// them) live (default: [default]). With two or more, a scenario may
+	// put Deployments of the same name in several of them.
+	Namespaces []string `json:"namespaces"`
 }
 
 // Range is [min, max], both included.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ var (
 		"meanwhile":     "another actor edits a Deployment's labels while the controller is busy",
 		"delete":        "delete a Deployment",
 		"create":        "create a Deployment",
+		"recreate":      "delete a Deployment, then create one of the same name (a new object, a new UID)",
 		"release":       "another controller lets go of an object it held by a finalizer",
 		"delete-pod":    "delete a Pod",
 		"fail-pod":      "make a Pod fail",
@@ -49,10 +51,29 @@ type Generator interface {
 	GenStep(g *Gen, kind string) bool // false: nothing to do for this kind now
 }
 
+// A Spacer declares the points of the input space its generator reaches
+// beyond those every generate: block has (ranges, images, namespaces,
+// step, object and fault kinds): its own dimensions and identities, as
+// Gen.Hit names them.
+type Spacer interface {
+	Space(gb *exercise.Generate) []string
+}
+
+// PodSpace are the points of a Deployment-and-Pod world: a Deployment
+// with no Pod, with one, and with as many as it may have; and, where
+// foreign Pods are drawn, a Pod with several owners.
+func PodSpace(gb *exercise.Generate) []string {
+	out := []string{"pods=none", "pods=one", "pods=most"}
+	if slices.Contains(gb.ObjectKinds, "foreign-pod") {
+		out = append(out, "identity=several-owners")
+	}
+	return out
+}
+
 // The step and object kinds of the Deployment-and-Pod worlds (podWorld,
 // podStep).
 var (
-	PodSteps   = []string{"scale", "image", "metadata", "meanwhile", "delete", "create", "release", "delete-pod", "fail-pod"}
+	PodSteps   = []string{"scale", "image", "metadata", "meanwhile", "delete", "create", "recreate", "release", "delete-pod", "fail-pod"}
 	PodObjects = []string{"terminating-pod", "terminating-deployment", "orphan-pod", "foreign-pod", "failed-pod", "foreign-metadata", "stale"}
 )
 
@@ -82,18 +103,98 @@ type Gen struct {
 	// scenario i is about the i-th object kind of the generate: block, so
 	// that every seed's scenarios cover the first K kinds.
 	Force string
+	// Index is the scenario's number, from 1: the first two take the
+	// low and the high end of every range (Draw).
+	Index int
+	// Reached are the points of the input space this scenario reached
+	// ("replicas=0", "namespace=shop", "identity=same-name"): what the
+	// coverage report counts (Space).
+	Reached map[string]bool
+	drawn   map[string]bool // dimensions drawn so far
+}
+
+// Hit records that the scenario reached a point of the input space.
+func (g *Gen) Hit(point string) {
+	if g.Reached == nil {
+		g.Reached = map[string]bool{}
+	}
+	g.Reached[point] = true
+}
+
+// Draw draws a value of dimension dim ("replicas") from r, boundaries
+// first: of every four scenarios in a row, one takes the low end at the
+// dimension's first draw and another the high end, so that each seed's
+// first four scenarios reach both; every other draw takes either end a
+// quarter of the time each and a value between them otherwise.
+func (g *Gen) Draw(dim string, r exercise.Range) int {
+	v := g.draw(dim, r)
+	g.Hit(RangePoint(dim, r, v))
+	return v
+}
+
+// draw is Draw without recording the point.
+func (g *Gen) draw(dim string, r exercise.Range) int {
+	lo, hi := r[0], max(r[0], r[1])
+	if g.drawn == nil {
+		g.drawn = map[string]bool{}
+	}
+	first := !g.drawn[dim]
+	g.drawn[dim] = true
+	// Which scenario takes the low end first and which the high end
+	// depends on the dimension, so that no scenario takes every low end.
+	at := (g.Index - 1 + int(fnv32(dim)%4)) % 4
+	var v int
+	switch x := g.Rng.IntN(4); {
+	case first && at == 0, !(first && at == 1) && x == 0:
+		v = lo
+	case first && at == 1, x == 1:
+		v = hi
+	default:
+		v = lo + g.Rng.IntN(hi-lo+1)
+	}
+	return v
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// RangePoint names the point of range r that v is: its low end, its high
+// end, or (for a range of three values or more) somewhere between.
+func RangePoint(dim string, r exercise.Range, v int) string {
+	lo, hi := r[0], max(r[0], r[1])
+	switch {
+	case v == lo:
+		return dim + "=" + strconv.Itoa(lo)
+	case v == hi:
+		return dim + "=" + strconv.Itoa(hi)
+	}
+	return dim + "=" + strconv.Itoa(lo+1) + ".." + strconv.Itoa(hi-1)
+}
+
+// PickOf draws one of xs as a value of dimension dim and records it.
+func (g *Gen) PickOf(dim string, xs []string) string {
+	v := g.Pick(xs)
+	g.Hit(dim + "=" + v)
+	return v
 }
 
 // Dep is a Deployment as the generator last left it.
 type Dep struct {
-	Name           string
+	NS, Name       string
 	replicas       int
 	Tag            string
 	surge, unavail int
 	Gone           bool // deleted (perhaps still held)
 	Config         string
-	Finalizer      bool // carries its family's finalizer
-	pods           int  // Pods seeded for it
+	Finalizer      bool   // carries its family's finalizer
+	Meta           string // metadata lines of its manifest that a copy created again keeps
+	pods           int    // Pods seeded for it
 }
 
 func (g *Gen) has(kind string) bool { return slices.Contains(g.Ranges.ObjectKinds, kind) }
@@ -101,7 +202,11 @@ func (g *Gen) has(kind string) bool { return slices.Contains(g.Ranges.ObjectKind
 // Want draws whether to add an object of kind where one may go: with
 // chance p, or always for the kind this scenario is about.
 func (g *Gen) Want(kind string, p float64) bool {
-	return g.has(kind) && (kind == g.Force || g.Chance(p))
+	ok := g.has(kind) && (kind == g.Force || g.Chance(p))
+	if ok {
+		g.Hit("object=" + kind)
+	}
+	return ok
 }
 
 func (g *Gen) Chance(p float64) bool { return g.Rng.Float64() < p }
@@ -111,6 +216,21 @@ func (g *Gen) Pick(xs []string) string { return xs[g.Rng.IntN(len(xs))] }
 func (g *Gen) Add(doc string, a ...any) {
 	g.Docs = append(g.Docs, strings.TrimSpace(fmt.Sprintf(doc, a...)))
 }
+
+// Ref names the Deployment in a step: "Deployment/web", or
+// "Deployment/shop/web" outside the default namespace.
+func (d *Dep) Ref() string { return Ref("Deployment", d.NS, d.Name) }
+
+// Ref names an object in a step.
+func Ref(kind, ns, name string) string {
+	if ns == "" || ns == "default" {
+		return kind + "/" + name
+	}
+	return kind + "/" + ns + "/" + name
+}
+
+// Key is the Deployment's namespace/name.
+func (d *Dep) Key() string { return d.NS + "/" + d.Name }
 
 func (g *Gen) Live() []*Dep {
 	return slices.DeleteFunc(slices.Clone(g.Deps), func(d *Dep) bool { return d.Gone })
@@ -131,17 +251,67 @@ func (g *Gen) OtherTag(tag string) string {
 	if len(others) == 0 {
 		return tag
 	}
-	return g.Pick(others)
+	return g.PickOf("image", others)
 }
 
-var DepNames = []string{"web", "api", "db", "cache", "queue"}
+// DepNames are the names a Deployment may take; "web" and "web-canary"
+// are there so that a Pod of one starts with the other's name and a dash.
+var DepNames = []string{"web", "api", "web-canary", "db", "cache"}
+
+// identity draws the namespace and name of a new Deployment: a name no
+// Deployment has had in that namespace, and now and then one that a
+// Deployment in another namespace has. It records the identities it
+// reached. ok is false when every name is taken.
+func (g *Gen) identity() (ns, name string, ok bool) {
+	nss := g.Ranges.Namespaces
+	if len(nss) == 0 {
+		nss = []string{"default"}
+	}
+	taken := func(ns, name string) bool {
+		return slices.ContainsFunc(g.Deps, func(d *Dep) bool { return d.NS == ns && d.Name == name })
+	}
+	var same, fresh [][2]string
+	for _, n := range DepNames {
+		elsewhere := slices.ContainsFunc(g.Deps, func(d *Dep) bool { return d.Name == n })
+		for _, x := range nss {
+			switch {
+			case taken(x, n):
+			case elsewhere:
+				same = append(same, [2]string{x, n})
+			default:
+				fresh = append(fresh, [2]string{x, n})
+			}
+		}
+	}
+	var c [2]string
+	switch {
+	case len(same) > 0 && (len(fresh) == 0 || g.Chance(0.3)):
+		c = same[g.Rng.IntN(len(same))]
+		g.Hit("identity=same-name-other-namespace")
+	case len(fresh) > 0:
+		// The first Deployment of a scenario lives in the first namespace.
+		if len(g.Deps) == 0 {
+			fresh = slices.DeleteFunc(fresh, func(x [2]string) bool { return x[0] != nss[0] })
+		}
+		c = fresh[g.Rng.IntN(len(fresh))]
+	default:
+		return "", "", false
+	}
+	for _, d := range g.Deps {
+		if strings.HasPrefix(c[1], d.Name+"-") || strings.HasPrefix(d.Name, c[1]+"-") {
+			g.Hit("identity=name-prefix")
+		}
+	}
+	g.Hit("namespace=" + c[0])
+	return c[0], c[1], true
+}
 
 // deployment renders a Deployment manifest. meta is extra metadata lines.
 func DeploymentDoc(d *Dep, meta, templateMeta string) string {
 	return fmt.Sprintf(`kind: Deployment
 apiVersion: apps/v1
 metadata:
-  name: %s%s
+  name: %s%s%s
 spec:
   replicas: %d
   selector: {matchLabels: {app: %s}}
@@ -150,14 +320,22 @@ spec:
       labels: {app: %s}%s
     spec:
       containers: [{name: %s, image: "%s:%s"}]
-  strategy: {rollingUpdate: {maxSurge: %d, maxUnavailable: %d}}`, d.Name, meta, d.replicas, d.Name, d.Name, templateMeta,
+  strategy: {rollingUpdate: {maxSurge: %d, maxUnavailable: %d}}`, d.Name, NamespaceLine(d.NS), meta, d.replicas, d.Name, d.Name, templateMeta,
 		d.Name, d.Name, d.Tag, d.surge, d.unavail)
 }
 
-// podDoc renders a Pod with app label app. owner is an ownerReferences
-// entry or ""; status is a status line or "".
-func podDoc(name, app, image, meta, owner, status string) string {
-	s := "kind: Pod\napiVersion: v1\nmetadata:\n  name: " + name + "\n  labels: {app: " + app + "}" + meta
+// NamespaceLine is a manifest's namespace line, none for default.
+func NamespaceLine(ns string) string {
+	if ns == "" || ns == "default" {
+		return ""
+	}
+	return "\n  namespace: " + ns
+}
+
+// podDoc renders a Pod with app label app in namespace ns. owner is an
+// ownerReferences entry or ""; status is a status line or "".
+func podDoc(ns, name, app, image, meta, owner, status string) string {
+	s := "kind: Pod\napiVersion: v1\nmetadata:\n  name: " + name + NamespaceLine(ns) + "\n  labels: {app: " + app + "}" + meta
 	if owner != "" {
 		s += "\n  ownerReferences: [" + owner + "]"
 	}
@@ -181,22 +359,34 @@ const (
 
 func ownerOf(d string) string { return "{kind: Deployment, name: " + d + ", controller: true}" }
 
-// NewDep draws a Deployment with the ranges' replicas, image and strategy.
-func (g *Gen) NewDep(name string) *Dep {
-	d := &Dep{Name: name, replicas: g.Ranges.Replicas.Draw(g.Rng), Tag: g.Pick(g.Ranges.Images),
-		surge: g.Ranges.MaxSurge.Draw(g.Rng), unavail: g.Ranges.MaxUnavailable.Draw(g.Rng)}
+// NewDep draws a Deployment with the ranges' replicas, image and
+// strategy, a namespace and a name no Deployment of the scenario has had
+// there; nil when every name is taken. The caller adds it to g.Deps.
+func (g *Gen) NewDep() *Dep {
+	ns, name, ok := g.identity()
+	if !ok {
+		return nil
+	}
+	d := &Dep{NS: ns, Name: name, replicas: g.Draw("replicas", g.Ranges.Replicas), Tag: g.PickOf("image", g.Ranges.Images),
+		surge: g.Draw("maxSurge", g.Ranges.MaxSurge), unavail: g.Draw("maxUnavailable", g.Ranges.MaxUnavailable)}
 	if d.surge == 0 && d.unavail == 0 {
 		d.surge = 1 // a rollout needs room to move
 	}
 	return d
 }
 
+// Deployments draws how many Deployments the world starts with.
+func (g *Gen) Deployments() int { return g.Draw("deployments", g.Ranges.Deployments) }
+
 // PodWorld is the world of 171 and 172: Deployments and Pods, some of
 // them not the Deployment's to count or to touch.
 func PodWorld(g *Gen, status bool) {
-	n := g.Ranges.Deployments.Draw(g.Rng)
-	for i := 0; i < n && i < len(DepNames); i++ {
-		d := g.NewDep(DepNames[i])
+	n := g.Deployments()
+	for i := 0; i < n; i++ {
+		d := g.NewDep()
+		if d == nil {
+			break
+		}
 		g.Deps = append(g.Deps, d)
 		meta, tmeta := "", ""
 		if g.Want("foreign-metadata", 0.5) {
@@ -206,13 +396,28 @@ func PodWorld(g *Gen, status bool) {
 		if i > 0 && g.Want("terminating-deployment", 0.3) {
 			meta += HeldMeta
 			d.Gone = true
-			g.Held = append(g.Held, "Deployment/"+d.Name)
+			g.Held = append(g.Held, d.Ref())
 		}
 		g.Add("%s", DeploymentDoc(d, meta, tmeta))
-		// Its Pods, named so they sort before the server's names.
-		pods := g.Rng.IntN(d.replicas + 2)
-		if !status && pods > d.replicas+d.surge {
-			pods = d.replicas + d.surge
+		// Its Pods, named so they sort before the server's names: none,
+		// one, or as many as the Deployment may have at most.
+		most := d.replicas + 1
+		if !status {
+			most = d.replicas + d.surge
+		}
+		least := 0
+		if slices.Contains(podKinds, g.Force) {
+			least = 1 // the scenario is about a kind of Pod: it has one
+		}
+		pods := g.draw("pods", exercise.Range{least, most})
+		switch pods {
+		case 0:
+			g.Hit("pods=none")
+		case 1:
+			g.Hit("pods=one")
+		}
+		if pods == most {
+			g.Hit("pods=most")
 		}
 		for j := 0; j < pods; j++ {
 			tag := d.Tag
@@ -224,6 +429,7 @@ func PodWorld(g *Gen, status bool) {
 				pmeta = foreignMeta
 			}
 			name := fmt.Sprintf("%s-0%c", d.Name, 'a'+j)
+			owner := ownerOf(d.Name)
 			switch {
 			case status && g.Want("unready-pod", 0.25):
 				st = statusUnready
@@ -233,22 +439,41 @@ func PodWorld(g *Gen, status bool) {
 				st = statusFailed
 			case g.Want("terminating-pod", 0.2):
 				pmeta += HeldMeta
-				g.Held = append(g.Held, "Pod/"+name)
+				g.Held = append(g.Held, Ref("Pod", d.NS, name))
+			case g.Want("foreign-pod", 0.2):
+				// Another object owns it too, without controlling it, and
+				// comes first in its owner references.
+				g.batch(d.NS)
+				owner = batchOwner(false) + ", " + owner
+				g.Hit("identity=several-owners")
 			}
-			g.Add("%s", podDoc(name, d.Name, d.Name+":"+tag, pmeta, ownerOf(d.Name), st))
+			g.Add("%s", podDoc(d.NS, name, d.Name, d.Name+":"+tag, pmeta, owner, st))
 			d.pods++
 		}
 		// Pods with its labels that are not its own: they sort first.
 		if g.Want("orphan-pod", 0.5) {
-			g.Add("%s", podDoc(d.Name+"-0-stray", d.Name, d.Name+":"+d.Tag, "", "", statusReady))
+			g.Add("%s", podDoc(d.NS, d.Name+"-0-stray", d.Name, d.Name+":"+d.Tag, "", "", statusReady))
 		}
 		if g.Want("foreign-pod", 0.5) {
-			if !slices.ContainsFunc(g.Docs, func(s string) bool { return strings.Contains(s, "name: batch\n") }) {
-				g.Add("kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: batch\ndata: {}")
-			}
-			g.Add("%s", podDoc(d.Name+"-0-batch", d.Name, d.Name+":"+d.Tag, "", "{apiVersion: v1, kind: ConfigMap, name: batch, controller: true}", statusReady))
+			g.batch(d.NS)
+			g.Add("%s", podDoc(d.NS, d.Name+"-0-batch", d.Name, d.Name+":"+d.Tag, "", batchOwner(true), statusReady))
 		}
 	}
+}
+
+// podKinds are the object kinds that are kinds of Pod a Deployment owns.
+var podKinds = []string{"terminating-pod", "unready-pod", "pending-pod", "failed-pod"}
+
+// batch adds, once per namespace, the ConfigMap that owns foreign Pods.
+func (g *Gen) batch(ns string) {
+	if !g.ConfigMaps[ns+"/batch"] {
+		g.ConfigMaps[ns+"/batch"] = true
+		g.Add("kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: batch%s\ndata: {}", NamespaceLine(ns))
+	}
+}
+
+func batchOwner(controller bool) string {
+	return "{apiVersion: v1, kind: ConfigMap, name: batch, controller: " + strconv.FormatBool(controller) + "}"
 }
 
 // PodStep draws one workload step of the 171 and 172 families.
@@ -258,20 +483,19 @@ func PodStep(g *Gen, kind string) bool {
 	if len(live) > 0 {
 		d = live[g.Rng.IntN(len(live))]
 	}
-	ref := func() string { return "Deployment/" + d.Name }
 	switch kind {
 	case "scale":
 		if d == nil {
 			return false
 		}
-		d.replicas = g.Ranges.Replicas.Draw(g.Rng)
-		g.StepPatch(ref(), map[string]any{"spec": map[string]any{"replicas": d.replicas}})
+		d.replicas = g.Draw("replicas", g.Ranges.Replicas)
+		g.StepPatch(d.Ref(), map[string]any{"spec": map[string]any{"replicas": d.replicas}})
 	case "image":
 		if d == nil {
 			return false
 		}
 		d.Tag = g.OtherTag(d.Tag)
-		g.StepPatch(ref(), map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		g.StepPatch(d.Ref(), map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 			"containers": []any{map[string]any{"name": d.Name, "image": d.Name + ":" + d.Tag}}}}}})
 	case "metadata", "meanwhile":
 		if d == nil {
@@ -282,21 +506,30 @@ func PodStep(g *Gen, kind string) bool {
 			p = map[string]any{"metadata": map[string]any{"annotations": map[string]any{"example.com/owner": g.Pick([]string{"ana", "bo"})}}}
 		}
 		if kind == "meanwhile" {
-			g.Test.Steps = append(g.Test.Steps, exercise.Step{Meanwhile: map[string]map[string]any{ref(): p}})
+			g.Test.Steps = append(g.Test.Steps, exercise.Step{Meanwhile: map[string]map[string]any{d.Ref(): p}})
 		} else {
-			g.StepPatch(ref(), p)
+			g.StepPatch(d.Ref(), p)
 		}
 	case "delete":
 		if d == nil || len(live) < 2 {
 			return false
 		}
 		d.Gone = true
-		g.Test.Steps = append(g.Test.Steps, exercise.Step{Delete: ref()})
-	case "create":
-		if len(g.Deps) >= len(DepNames) {
+		g.Test.Steps = append(g.Test.Steps, exercise.Step{Delete: d.Ref()})
+	case "recreate":
+		// Deleted, then created again under the same name: a new object
+		// (a new UID) that only its name shares with the old one.
+		if d == nil {
 			return false
 		}
-		nd := g.NewDep(DepNames[len(g.Deps)])
+		g.Test.Steps = append(g.Test.Steps, exercise.Step{Delete: d.Ref()})
+		d.Tag, d.pods, d.Finalizer = g.OtherTag(d.Tag), 0, false
+		g.Test.Steps = append(g.Test.Steps, exercise.Step{Apply: DeploymentDoc(d, d.Meta, "") + "\n"})
+	case "create":
+		nd := g.NewDep()
+		if nd == nil {
+			return false
+		}
 		g.Deps = append(g.Deps, nd)
 		g.Test.Steps = append(g.Test.Steps, exercise.Step{Apply: DeploymentDoc(nd, "", "") + "\n"})
 	case "release":
@@ -320,9 +553,10 @@ func PodStep(g *Gen, kind string) bool {
 		}
 		g.n++
 		name := fmt.Sprintf("%s-new%d", d.Name, g.n)
-		g.Test.Steps = append(g.Test.Steps, exercise.Step{Apply: podDoc(name, d.Name, d.Name+":"+d.Tag, "", ownerOf(d.Name), "") + "\n"})
+		g.Test.Steps = append(g.Test.Steps, exercise.Step{Apply: podDoc(d.NS, name, d.Name, d.Name+":"+d.Tag, "", ownerOf(d.Name), "") + "\n"})
 	default:
 		return false
 	}
+	g.Hit("step=" + kind)
 	return true
 }

@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/family"
 	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
@@ -145,3 +146,4 @@ func (Family) GenKinds() (steps, objects []string) {
 }
 func (Family) GenWorld(g *family.Gen)                  { family.PodWorld(g, false) }
 func (Family) GenStep(g *family.Gen, kind string) bool { return family.PodStep(g, kind) }
+func (Family) Space(gb *exercise.Generate) []string    { return family.PodSpace(gb) }

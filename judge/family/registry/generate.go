@@ -13,10 +13,13 @@ import (
 // being deleted.
 func registryWorld(g *family.Gen) {
 	entries := map[string]string{}
-	n := g.Ranges.Deployments.Draw(g.Rng)
+	n := g.Deployments()
 	var docs []string
-	for i := 0; i < n && i < len(family.DepNames); i++ {
-		d := g.NewDep(family.DepNames[i])
+	for i := 0; i < n; i++ {
+		d := g.NewDep()
+		if d == nil {
+			break
+		}
 		g.Deps = append(g.Deps, d)
 		var fins []string
 		// A scenario about foreign metadata starts its first Deployment
@@ -26,10 +29,10 @@ func registryWorld(g *family.Gen) {
 			fins = append(fins, RegistryFinalizer)
 			switch {
 			case g.Want("stale", 0.3):
-				entries["default/"+d.Name] = d.Name + ":" + g.OtherTag(d.Tag)
+				entries[d.Key()] = d.Name + ":" + g.OtherTag(d.Tag)
 			case g.Want("stale", 0.2): // the finalizer, not yet the entry
 			default:
-				entries["default/"+d.Name] = d.Name + ":" + d.Tag
+				entries[d.Key()] = d.Name + ":" + d.Tag
 			}
 		}
 		meta := ""
@@ -41,7 +44,7 @@ func registryWorld(g *family.Gen) {
 			fins = append(fins, family.HoldFinalizer)
 			meta += "\n  deletionTimestamp: \"2026-01-01T00:00:00Z\""
 			d.Gone = true
-			g.Held = append(g.Held, "Deployment/"+d.Name)
+			g.Held = append(g.Held, d.Ref())
 		}
 		if len(fins) > 0 {
 			meta = "\n  finalizers: [" + strings.Join(fins, ", ") + "]" + meta
@@ -70,7 +73,7 @@ func registryStep(g *family.Gen, kind string) bool {
 }
 
 func (Family) GenKinds() (steps, objects []string) {
-	return []string{"image", "metadata", "meanwhile", "delete", "create", "release"}, []string{"terminating-deployment", "foreign-metadata", "stale"}
+	return []string{"image", "metadata", "meanwhile", "delete", "create", "recreate", "release"}, []string{"terminating-deployment", "foreign-metadata", "stale"}
 }
 func (Family) GenWorld(g *family.Gen)                  { registryWorld(g) }
 func (Family) GenStep(g *family.Gen, kind string) bool { return registryStep(g, kind) }

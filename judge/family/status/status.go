@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/family"
 	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
@@ -218,3 +219,4 @@ func (Family) GenStep(g *family.Gen, kind string) bool { return family.PodStep(g
 func (f Family) CheckWrite(w family.World, wr *family.Write) (string, *verdict.Violation) {
 	return f.checkWrite(w, wr), nil
 }
+func (Family) Space(gb *exercise.Generate) []string { return family.PodSpace(gb) }

@@ -1,0 +1,53 @@
+// bug: keeps writing status of a Deployment that has a DeletionTimestamp; breaks "If the Deployment has a DeletionTimestamp, return as well"
+package main
+
+import (
+	"context"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var d ctrl.Deployment
+	if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+
+	var pods ctrl.PodList
+	if err := c.List(ctx, &pods, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d)); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	image := ctrl.PodImage(&d.Spec.Template.Spec)
+	st := ctrl.DeploymentStatus{ObservedGeneration: d.Generation}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil || p.Status.Phase == ctrl.PodFailed {
+			continue
+		}
+		st.Replicas++
+		updated := ctrl.PodImage(&p.Spec) == image
+		ready := ctrl.IsPodReady(p)
+		if updated {
+			st.UpdatedReplicas++
+		}
+		if ready {
+			st.ReadyReplicas++
+		}
+		if ready && updated {
+			st.AvailableReplicas++
+		}
+	}
+
+	if d.Status == st {
+		return ctrl.Result{}, nil
+	}
+	d.Status = st
+	if err := c.UpdateStatus(ctx, &d); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}

@@ -1,0 +1,70 @@
+// bug: keeps the hash in the Deployment's own annotations instead of the Pod template's (the hash sits on spec.template.metadata.annotations)
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+
+	"ctrljudge/judge/ctrl"
+)
+
+const (
+	configAnnotation = "ctrljudge.dev/config"
+	hashAnnotation   = "ctrljudge.dev/config-hash"
+)
+
+func configHash(data map[string]string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{'='})
+		h.Write([]byte(data[k]))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var d ctrl.Deployment
+	if err := c.Get(ctx, req.NamespacedName, &d); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	name := d.Annotations[configAnnotation]
+	if name == "" {
+		return ctrl.Result{}, nil
+	}
+
+	var cm ctrl.ConfigMap
+	exists := true
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: d.Namespace, Name: name}, &cm); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		exists = false
+	}
+
+	current, has := d.Annotations[hashAnnotation]
+	if exists {
+		want := configHash(cm.Data)
+		if has && current == want {
+			return ctrl.Result{}, nil
+		}
+		d.Annotations[hashAnnotation] = want
+	} else {
+		if !has {
+			return ctrl.Result{}, nil
+		}
+		delete(d.Annotations, hashAnnotation)
+	}
+	return ctrl.Result{}, c.Update(ctx, &d)
+}
