@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -435,6 +436,16 @@ type Limits struct {
 	// a clock that does not move spins until its step budget is spent.
 	// Either way, no call ever waits in real time.
 	Sleep func(d time.Duration)
+	// Random is the key of the bytes random_get gives the module, from
+	// which the Go runtime seeds, as it starts, all it draws at random:
+	// its hash seeds and so map iteration order, which ready case a
+	// select takes, math/rand's unseeded generator. Instances under the
+	// same key read the same stream, byte for byte, and do the same;
+	// under another key, a program whose result depends on map order
+	// may do otherwise. 0 is the historical fixed stream, what every
+	// instance read before the key existed. An instance started from a
+	// snapshot starts from one taken under its own key (snapshot.go).
+	Random uint64
 }
 
 // Instance is one live copy of a module. It is not safe for concurrent use.
@@ -468,7 +479,7 @@ type instanceKey struct{}
 // any other.
 func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits) (*Instance, error) {
 	inst := &Instance{host: h, limits: lim, emptySlots: m.emptySlots}
-	random := newRandomStream()
+	random := newRandomStream(lim.Random)
 	inst.stderr.max = stderrTailBytes
 	out := lim.Output
 	if out == nil {
@@ -494,11 +505,11 @@ func (m *Module) Instantiate(ctx context.Context, r *Runtime, h Host, lim Limits
 		start := clock().UnixNano()
 		if m.snaps != nil {
 			var watch bool
-			if snap, watch = m.snaps.lookup(ctx, start); snap != nil && !snap.fits(lim) {
+			if snap, watch = m.snaps.lookup(ctx, lim.Random, start); snap != nil && !snap.fits(lim) {
 				snap = nil // it would not have started: start it the old way
 			} else if watch {
-				inst.rec = &initRecord{clock: start, random: random}
-				defer m.snaps.settle()
+				inst.rec = &initRecord{clock: start, random: random, key: lim.Random}
+				defer m.snaps.settle(lim.Random)
 			}
 		}
 		read := func() int64 {
@@ -739,20 +750,36 @@ func (b *StepBudget) Used() int64 { return b.used }
 // monotonicBase is where an instance's monotonic clock starts.
 const monotonicBase = int64(time.Hour)
 
-// randomStream is what random_get gives a module: the same stream in every
-// instance, so map order, hash seeds and math/rand repeat from run to run,
-// and the Go runtime seeds its random state from it, not from the clock
-// (as it would from all-zero bytes), so its start does not depend on when
-// the instance starts.
+// randomStream is what random_get gives a module: ChaCha8 under a key
+// drawn from Limits.Random, the same stream in every instance under the
+// same key, so map order, hash seeds, select and math/rand repeat from run
+// to run of a key and may differ from one key to another. The Go runtime
+// seeds its random state from it, not from the clock (as it would from
+// all-zero bytes), so its start does not depend on when the instance
+// starts.
 type randomStream struct {
 	r    *rand.ChaCha8
 	read int64 // bytes given so far
 }
 
-// randomSeed is the stream's key: any fixed value does.
+// randomSeed is the ChaCha8 key of Limits.Random 0, the stream every
+// instance read before there were keys: any fixed value did.
 var randomSeed = [32]byte([]byte("the same random bytes everywhere"))
 
-func newRandomStream() *randomStream { return &randomStream{r: rand.NewChaCha8(randomSeed)} }
+// chachaKey is the ChaCha8 key of a Limits.Random: randomSeed for 0, so
+// that callers who leave it unset see what they always saw; for any other,
+// a hash of it, so that nearby keys give unrelated streams.
+func chachaKey(key uint64) [32]byte {
+	if key == 0 {
+		return randomSeed
+	}
+	b := append([]byte("ctrljudge random_get key "), strconv.FormatUint(key, 10)...)
+	return sha256.Sum256(b)
+}
+
+func newRandomStream(key uint64) *randomStream {
+	return &randomStream{r: rand.NewChaCha8(chachaKey(key))}
+}
 
 func (s *randomStream) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)

@@ -14,38 +14,52 @@ import (
 // runtime's start and every package initialiser) is the same work in every
 // instance, about 10 ms in wazero's interpreter, and a submission makes
 // dozens of instances. Its result is a pure function of the module and of
-// what the module read from outside while it ran: random bytes are one
-// fixed stream, stdin is empty and the monotonic clock starts at the same
-// reading in every instance, so that leaves the wall clock (read by
-// initialisers that call time.Now), the host (ctrljudge.call), and the
-// step and output limits (which can only stop it). So the first instance
+// what the module read from outside while it ran: random bytes are the
+// stream of the instance's random key (Limits.Random), stdin is empty and
+// the monotonic clock starts at the same reading in every instance, so
+// that leaves the random key, the wall clock (read by initialisers that
+// call time.Now), the host (ctrljudge.call), and the step and output
+// limits (which can only stop it). The Go runtime seeds its hash seeds,
+// map order, select and math/rand from the random bytes in `_initialize`,
+// so a snapshot serves only instances under the key it was taken with:
+// a module keeps its snapshots by key. So the first instance under a key
 // runs `_initialize` as before, watched; if it asked the host nothing and
 // the clock did not move, the state it ends in is kept: the linear memory
 // and every mutable global, with the steps it took, the output it wrote
-// and the random bytes it read. Later instances start from the copy:
-// instantiated without a start function, the memory and globals set, the
-// steps charged, the output written again in the same pieces and the
-// random stream moved on as far. One copy serves every instance, unless
-// `_initialize` read the wall clock: then one is kept per reading. Where
-// the limits would have stopped `_initialize`, the instance starts the old
-// way and stops the same way. Measured: RATIONALE.md, "Why start from a
-// snapshot?".
+// and the random bytes it read. Later instances under that key start from
+// the copy: instantiated without a start function, the memory and globals
+// set, the steps charged, the output written again in the same pieces and
+// the random stream moved on as far. One copy serves every instance under
+// a key, unless `_initialize` read the wall clock: then one is kept per
+// reading. A module keeps snapshots for at most maxRandomKeysPerModule
+// keys (a submission judges with one); instances under any further key
+// run `_initialize`, unwatched. Where the limits would have stopped
+// `_initialize`, the instance starts the old way and stops the same way.
+// Measured: RATIONALE.md, "Why start from a snapshot?".
 //
 // wazero's API reaches only exported globals, so the module is compiled
 // with every mutable global it defines exported under a name of ours
 // (exportEdit); Go's code cannot name a wasm export, let alone read one.
 // Tables and the rest of wazero's state need no copy: Go's code never
 // writes its table, and the WASI state (stdio, clock, random) is the
-// host's, the same for every instance.
+// host's, the same for every instance under a key.
 
 const (
 	// globalExportPrefix names the exports of a module's mutable globals.
 	globalExportPrefix = "ctrljudge.snapshot.global."
 	// maxSnapshotsPerModule bounds the wall-clock readings a module keeps a
-	// snapshot for, when its initialisers read the wall clock: a
-	// submission starts its instances at a handful of instants (171's
-	// reference solution: 56 instances, 9 instants).
+	// snapshot for under one random key, when its initialisers read the
+	// wall clock: a submission starts its instances at a handful of
+	// instants (171's reference solution: 56 instances, 9 instants).
 	maxSnapshotsPerModule = 32
+	// maxRandomKeysPerModule bounds the random keys (Limits.Random) a
+	// module keeps snapshots for. A submission's instances share one key,
+	// and a module compiled once serves the submissions of its code (a
+	// reference solution's, every submission of its exercise) at the
+	// seeds they are judged with, mostly the one a server judges with.
+	// Instances under a key past the bound run `_initialize`, every one,
+	// as with NoSnapshots: slower, never different.
+	maxRandomKeysPerModule = 8
 	// maxInitOutputBytes is the most output of `_initialize` a snapshot
 	// keeps to write again; more, and every instance runs it.
 	maxInitOutputBytes = 64 << 10
@@ -54,18 +68,32 @@ const (
 	// not kept, and chunks equal to those of the module's first snapshot
 	// are shared with it.
 	chunkBytes = 4 << 10
-	// maxSnapshotBytes bounds the memory a module's snapshots hold, chunks
-	// shared counted once: a 171 learner's first is 0.55 MB, each further
-	// one 45 KB, since only what the random seed touched differs.
+	// maxSnapshotBytes bounds the memory a module's snapshots hold, of
+	// every random key, chunks shared counted once: a 171 learner's first
+	// is 0.55 MB, each further one (at another clock reading) 45 KB,
+	// since only what that reading touched differs.
 	maxSnapshotBytes = 8 << 20
 )
 
-// snapshots are the states a module's instances start from: one, or one
-// per wall-clock reading.
+// snapshots are the states a module's instances start from: for each
+// random key (Limits.Random) seen, one, or one per wall-clock reading.
 type snapshots struct {
 	globals []string // export names of the mutable globals, in index order
 	start   *atStart // the memory at instantiation
 	mu      sync.Mutex
+	// keys holds what is known for each random key, at most
+	// maxRandomKeysPerModule of them; an instance under a key not
+	// among them once they are full runs `_initialize` and is not watched.
+	keys    map[uint64]*keySnapshots
+	first   *snapshot    // the first kept, under any key
+	bytes   int          // held by the snapshots, of every key
+	started atomic.Int64 // instances started from one
+}
+
+// keySnapshots are a module's snapshots for one random key: instances
+// under another key read other random bytes in `_initialize`, and end it
+// in another state.
+type keySnapshots struct {
 	watched bool // an `_initialize` has been watched
 	// watching is closed when the `_initialize` being watched ends; nil
 	// when none is. Until the first ends, other instances wait for it
@@ -75,9 +103,6 @@ type snapshots struct {
 	wall     bool                // it read the wall clock: byClock, not any
 	any      *snapshot           // for every instance; nil: none
 	byClock  map[int64]*snapshot // nil: `_initialize` did something else there
-	first    *snapshot
-	bytes    int          // held by the snapshots
-	started  atomic.Int64 // instances started from one
 }
 
 // snapshot is a module's state right after an instance started.
@@ -104,6 +129,7 @@ type initRecord struct {
 	output []initWrite
 	bytes  int
 	random *randomStream
+	key    uint64 // Limits.Random
 }
 
 func (r *initRecord) write(stderr bool, p []byte) {
@@ -115,14 +141,27 @@ func (r *initRecord) write(stderr bool, p []byte) {
 	r.output = append(r.output, initWrite{stderr, append([]byte(nil), p...)})
 }
 
-// lookup returns the snapshot for an instance starting at a clock
-// reading, and whether its `_initialize` is worth watching (nothing known
-// yet, and room to keep it). A caller told to watch must call settle when
-// that instance's `_initialize` has ended, kept or not.
-func (s *snapshots) lookup(ctx context.Context, clock int64) (*snapshot, bool) {
+// lookup returns the snapshot for an instance under random key key
+// starting at a clock reading, and whether its `_initialize` is worth
+// watching (nothing known yet, and room to keep it). A caller told to
+// watch must call settle when that instance's `_initialize` has ended,
+// kept or not.
+func (s *snapshots) lookup(ctx context.Context, key uint64, clock int64) (*snapshot, bool) {
 	s.mu.Lock()
-	for !s.wall && !s.watched && s.watching != nil {
-		w := s.watching
+	k := s.keys[key]
+	if k == nil {
+		if len(s.keys) >= maxRandomKeysPerModule {
+			s.mu.Unlock()
+			return nil, false // no room for another key: it runs `_initialize`
+		}
+		if s.keys == nil {
+			s.keys = map[uint64]*keySnapshots{}
+		}
+		k = &keySnapshots{}
+		s.keys[key] = k
+	}
+	for !k.wall && !k.watched && k.watching != nil {
+		w := k.watching
 		s.mu.Unlock()
 		select {
 		case <-w:
@@ -132,35 +171,35 @@ func (s *snapshots) lookup(ctx context.Context, clock int64) (*snapshot, bool) {
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
-	if !s.wall {
-		if !s.watched {
-			s.watching = make(chan struct{})
+	if !k.wall {
+		if !k.watched {
+			k.watching = make(chan struct{})
 			return nil, true
 		}
-		return s.any, false
+		return k.any, false
 	}
-	snap, known := s.byClock[clock]
-	return snap, !known && len(s.byClock) < maxSnapshotsPerModule
+	snap, known := k.byClock[clock]
+	return snap, !known && len(k.byClock) < maxSnapshotsPerModule
 }
 
-// settle ends the watch lookup asked for: the instances waiting for it
-// look again, and find a snapshot, or that there is none, or (when this
-// one failed before it could be kept) that one of them is to watch.
-func (s *snapshots) settle() {
+// settle ends the watch lookup asked for under key: the instances waiting
+// for it look again, and find a snapshot, or that there is none, or (when
+// this one failed before it could be kept) that one of them is to watch.
+func (s *snapshots) settle(key uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.watching != nil {
-		close(s.watching)
-		s.watching = nil
+	if k := s.keys[key]; k != nil && k.watching != nil {
+		close(k.watching)
+		k.watching = nil
 	}
 }
 
 // keep takes the state of mod, just started by inst, as the snapshot for
-// rec's clock reading (or notes that there is none).
+// rec's random key and clock reading (or notes that there is none).
 func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	if rec.unfit {
 		s.mu.Lock()
-		s.note(rec, nil)
+		s.note(s.keys[rec.key], rec, nil)
 		s.mu.Unlock()
 		return
 	}
@@ -203,7 +242,7 @@ func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	if s.bytes+held > maxSnapshotBytes {
 		snap = nil // too big: start these the old way
 	}
-	if s.note(rec, snap) && snap != nil {
+	if s.note(s.keys[rec.key], rec, snap) && snap != nil {
 		s.bytes += held
 		if s.first == nil {
 			s.first = snap
@@ -211,27 +250,28 @@ func (s *snapshots) keep(rec *initRecord, inst *Instance, mod api.Module) {
 	}
 }
 
-// note records what rec's `_initialize` left, snap or nothing, for the
-// instances it stands for; false if that was known already (another
-// instance got there first) or there is no room. s.mu is held.
-func (s *snapshots) note(rec *initRecord, snap *snapshot) bool {
-	s.watched = true
-	if !rec.wall && !s.wall {
-		if s.any != nil {
+// note records in k, the snapshots of rec's random key, what rec's
+// `_initialize` left, snap or nothing, for the instances it stands for;
+// false if that was known already (another instance got there first) or
+// there is no room. s.mu is held.
+func (s *snapshots) note(k *keySnapshots, rec *initRecord, snap *snapshot) bool {
+	k.watched = true
+	if !rec.wall && !k.wall {
+		if k.any != nil {
 			return false
 		}
-		s.any = snap
+		k.any = snap
 		return true
 	}
 	// What the clock read decides the start: one per reading.
-	s.wall, s.any = true, nil
-	if s.byClock == nil {
-		s.byClock = map[int64]*snapshot{}
+	k.wall, k.any = true, nil
+	if k.byClock == nil {
+		k.byClock = map[int64]*snapshot{}
 	}
-	if _, known := s.byClock[rec.clock]; known || len(s.byClock) >= maxSnapshotsPerModule {
+	if _, known := k.byClock[rec.clock]; known || len(k.byClock) >= maxSnapshotsPerModule {
 		return false
 	}
-	s.byClock[rec.clock] = snap
+	k.byClock[rec.clock] = snap
 	return true
 }
 

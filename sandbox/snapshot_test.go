@@ -245,8 +245,16 @@ func startError(err error) string {
 // package variables, the runtime's random state and monotonic clock for
 // the instant it starts at), and the same traps where a limit would have
 // stopped _initialize. Instances at a clock reading where _initialize
-// asked the host, or saw the clock move, always run it.
+// asked the host, or saw the clock move, always run it. So under the
+// historical random key 0 and under another, where the snapshots are
+// that key's.
 func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
+	for _, key := range []uint64{0, 0x5eed} {
+		t.Run(fmt.Sprintf("key %#x", key), func(t *testing.T) { snapshotStartsAsInitializeDoes(t, key) })
+	}
+}
+
+func snapshotStartsAsInitializeDoes(t *testing.T, key uint64) {
 	rtOff, modOff := snapModule(t, true)
 	rtOn, modOn := snapModule(t, false)
 	if modOn.snaps == nil {
@@ -256,7 +264,7 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	// The steps _initialize takes, and the output it writes.
 	first := &StepBudget{Max: 1 << 40}
 	var initOut bytes.Buffer
-	inst, err := modOff.Instantiate(context.Background(), rtOff, &countingHost{}, Limits{Steps: first, Output: &initOut,
+	inst, err := modOff.Instantiate(context.Background(), rtOff, &countingHost{}, Limits{Steps: first, Output: &initOut, Random: key,
 		Clock: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
@@ -287,6 +295,9 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 		{what: "output limit of exactly its output", lim: Limits{MaxOutputBytes: int64(initOut.Len())}, calls: []string{"next"}},
 		{what: "last at 0s", calls: calls},
 	}
+	for i := range starts {
+		starts[i].lim.Random = key
+	}
 	off := transcript(t, rtOff, modOff, starts)
 	shared.used = 0
 	on := transcript(t, rtOn, modOn, starts)
@@ -314,6 +325,9 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	if n := modOn.snaps.started.Load(); n != 7 {
 		t.Errorf("%d instances started from a snapshot, want 7", n)
 	}
+	if _, ok := modOn.snaps.keys[key]; !ok || len(modOn.snaps.keys) != 1 {
+		t.Errorf("snapshots kept under %d random keys, want 1, key %#x", len(modOn.snaps.keys), key)
+	}
 	if n := modOff.snaps; n != nil {
 		t.Error("NoSnapshots kept snapshots")
 	}
@@ -337,8 +351,8 @@ func TestSnapshotStartsAsInitializeDoes(t *testing.T) {
 	// where _initialize saw it move, it runs in every instance, as it did.
 	before := modOn.snaps.started.Load()
 	ticking := transcript(t, rtOn, modOn, []snapStart{
-		{what: "a clock that moves", at: 10 * time.Second, tick: true, calls: calls},
-		{what: "a clock that moves", at: 10 * time.Second, tick: true, calls: calls},
+		{what: "a clock that moves", at: 10 * time.Second, tick: true, lim: Limits{Random: key}, calls: calls},
+		{what: "a clock that moves", at: 10 * time.Second, tick: true, lim: Limits{Random: key}, calls: calls},
 	})
 	if n := modOn.snaps.started.Load(); n != before || ticking[0] != ticking[1] || !strings.Contains(ticking[1], "start ok") {
 		t.Errorf("with a moving clock, %d instances started from a snapshot:\n%s\n%s", n-before, ticking[0], ticking[1])
@@ -377,8 +391,8 @@ func TestOneSnapshotServesEveryInstant(t *testing.T) {
 	if n := modOn.snaps.started.Load(); n != int64(len(starts)-1) {
 		t.Errorf("%d instances started from a snapshot, want %d: one _initialize for all", n, len(starts)-1)
 	}
-	if len(modOn.snaps.byClock) != 0 {
-		t.Errorf("a snapshot per clock reading (%d) for initialisers that read no wall clock", len(modOn.snaps.byClock))
+	if k := modOn.snaps.keys[0]; k == nil || len(k.byClock) != 0 {
+		t.Errorf("no snapshots under key 0, or a snapshot per clock reading for initialisers that read no wall clock: %+v", k)
 	}
 }
 
