@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
+	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/internal/text"
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
@@ -42,7 +44,7 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		inst, err := mod.Instantiate(s.ctx, rt, s.host, sandbox.Limits{
 			CallSteps: MaxStepsPerReconcile, Steps: s.steps, CallTimeout: reconcileWallNet,
-			Output: s.rec.Out, MaxOutputBytes: cluster.MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep})
+			Output: s.rec.Out, MaxOutputBytes: cluster.MaxOutputFlood, Clock: s.clock.Time, Sleep: s.sleep, Random: s.random})
 		if err != nil {
 			return nil, err
 		}
@@ -56,6 +58,18 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 		}
 		return &wasmController{inst}, nil
 	}
+}
+
+// runtimeKey is the key of the random bytes a controller's Go runtime
+// reads (sandbox.Limits.Random), and so of its map order, hash seeds,
+// select choices and math/rand, in a submission judged at seed: drawn from
+// the submission's seed, not a test's, so that every test, restart and
+// shrink trial of a submission, and every run of the reference solution
+// it is compared with, reads the same stream, and the module's start is
+// run once and copied after (sandbox/snapshot.go). Never 0, the sandbox's
+// fixed stream of callers that choose none.
+func runtimeKey(seed uint64) uint64 {
+	return cmp.Or(exercise.TestSeed(seed, "the controller's random bytes"), 1)
 }
 
 func (w *wasmController) reconcile(ctx context.Context) error {

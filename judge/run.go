@@ -64,6 +64,7 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *ex
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
+	s.random = runtimeKey(seed)
 	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName

@@ -98,3 +98,23 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 		})
 	}
 }
+
+// The key of a controller's random bytes is the submission seed's, the
+// same for every test of it, never the sandbox's fixed key 0, and another
+// at another seed.
+func TestRuntimeKeyIsTheSeeds(t *testing.T) {
+	seen := map[uint64]uint64{}
+	for seed := range uint64(1000) {
+		k := runtimeKey(seed)
+		if k == 0 {
+			t.Fatalf("seed %d gives the fixed key 0", seed)
+		}
+		if k != runtimeKey(seed) {
+			t.Fatalf("seed %d gives two keys", seed)
+		}
+		if other, ok := seen[k]; ok {
+			t.Errorf("seeds %d and %d give the same key", other, seed)
+		}
+		seen[k] = seed
+	}
+}

@@ -74,6 +74,9 @@ type sim struct {
 	world    family.World
 	seed     uint64
 	picks    *rand.Rand // the workload steps' draws ("a random Pod"): the steps alone move it
+	// random is the key of the controller's random bytes (runtimeKey of
+	// the submission's seed): the Go runtime's choices in its process.
+	random uint64
 
 	clock   *cluster.Clock
 	api     *cluster.APIServer
