@@ -154,8 +154,10 @@ func (s *sim) write(c *ctrl.Call) (ctrl.Reply, error) {
 	}
 	name = text.Shown(name)
 	objName := string(kind) + " " + name
-	h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
-	if err != nil && err.Reason == ctrl.ReasonConflict {
+	if s.suite.Rules.RetryConflicts {
+		h.conflicted = slices.DeleteFunc(h.conflicted, func(o string) bool { return o == objName })
+	}
+	if err != nil && err.Reason == ctrl.ReasonConflict && !slices.Contains(h.conflicted, objName) {
 		h.conflicted = append(h.conflicted, objName)
 	}
 	if err != nil {

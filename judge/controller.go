@@ -62,12 +62,12 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 
 // runtimeKey is the key of the random bytes a controller's Go runtime
 // reads (sandbox.Limits.Random), and so of its map order, hash seeds,
-// select choices and math/rand, in a submission judged at seed: drawn from
-// the submission's seed, not a test's, so that every test, restart and
-// shrink trial of a submission, and every run of the reference solution
-// it is compared with, reads the same stream, and the module's start is
-// run once and copied after (sandbox/snapshot.go). Never 0, the sandbox's
-// fixed stream of callers that choose none.
+// select choices and math/rand, in a test whose seed is seed (Test.SeedFor):
+// each test meets its own choices, every restart and shrink trial of the
+// test and the reference solution's run of it meet the same ones, and a
+// scenario saved with its seed replays them. The module's start is run
+// once per key and copied after (sandbox/snapshot.go). Never 0, the
+// sandbox's fixed stream of callers that choose none.
 func runtimeKey(seed uint64) uint64 {
 	return cmp.Or(exercise.TestSeed(seed, "the controller's random bytes"), 1)
 }

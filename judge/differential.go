@@ -190,7 +190,7 @@ type observedWrite struct {
 type observation struct {
 	passed bool // the run passed every other oracle
 	writes []observedWrite
-	cut    bool // a fault fired: writes holds those made before it
+	cut    bool   // a fault fired: writes holds those made before it
 	world  string // digest of what others did to the cluster
 	end    []flatObject
 }

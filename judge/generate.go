@@ -71,11 +71,14 @@ func generateTest(s *exercise.Suite, i int, name string, seed uint64) *exercise.
 // scenario reached.
 func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise.Test, map[string]bool) {
 	x := exercise.TestSeed(seed, "generate/"+name)
-	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate, Index: i,
+	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate, Index: i, Turn: int(exercise.TestSeed(seed, "edges") % 4),
 		Test: &exercise.Test{Name: name, SkipMissing: true, Generated: true}, ConfigMaps: map[string]bool{}, ConfigData: map[string][]string{}}
 	f := models[s.Model].(family.Generator)
 	if k := g.Ranges.ObjectKinds; len(k) > 0 {
-		g.Force = k[(i-1)%len(k)]
+		g.Force = []string{k[(i-1)%len(k)]}
+		if K := s.Generate.Scenarios; len(k) > K && i-1+K < len(k) {
+			g.Force = append(g.Force, k[i-1+K])
+		}
 	}
 	if len(g.Ranges.PodReady) > 0 {
 		if m := g.PickOf("podReady", g.Ranges.PodReady); m != cluster.ReadySoon {
@@ -88,11 +91,17 @@ func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise
 	for tries := 0; len(g.Test.Steps) < n && tries < 4*n && len(g.Ranges.StepKinds) > 0; tries++ {
 		f.GenStep(g, g.Pick(g.Ranges.StepKinds))
 	}
+	// How many fault classes, boundaries first, and which: any of the
+	// block's, each as likely as another, listed in verdict.Faults order.
 	var faults []verdict.Fault
-	for _, fl := range verdict.Faults { // in a fixed order
-		if slices.Contains(g.Ranges.Faults, fl) && len(faults) < g.Ranges.MaxFaults && g.Chance(0.4) {
-			faults = append(faults, fl)
+	if k := min(g.Ranges.MaxFaults, len(g.Ranges.Faults)); k > 0 {
+		n := g.Draw("faults", exercise.Range{0, k})
+		for _, j := range g.Rng.Perm(len(g.Ranges.Faults))[:n] {
+			faults = append(faults, g.Ranges.Faults[j])
 		}
+		slices.SortFunc(faults, func(a, b verdict.Fault) int {
+			return slices.Index(verdict.Faults, a) - slices.Index(verdict.Faults, b)
+		})
 	}
 	g.Test.Faults = faults
 	for _, fl := range faults {

@@ -64,8 +64,14 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 			"\", but none of its calls to the cluster had failed. An error means \"this call went wrong, try again\"; "+
 			"here nothing went wrong, so return nil.")
 	case rules.PassOnConflicts && !r.HasError && len(h.conflicted) > 0:
-		s.failf(verdict.OracleSwallowedConflict, "Reconcile #"+n+" of "+key+"'s write of "+h.conflicted[0]+" failed with a Conflict, and the call "+
-			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read.")
+		msg := "Reconcile #" + n + " of " + key + "'s write of " + h.conflicted[0] + " failed with a Conflict, and the call " +
+			"returned no error, as if the write had happened. Return the error, so that the next call starts again from a fresh read."
+		if !rules.RetryConflicts {
+			msg = "Reconcile #" + n + " of " + key + "'s write of " + h.conflicted[0] + " failed with a Conflict, and the call " +
+				"returned no error. This exercise asks for that error to be returned, even when a retry in the same call worked: " +
+				"the next call then decides again from a fresh read, and the Conflict shows in the controller's error count."
+		}
+		s.failf(verdict.OracleSwallowedConflict, msg)
 	case rules.PassOnErrors && !r.HasError && r.RequeueAfter == 0 && len(h.unanswered) > 0:
 		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
 			"returned no error, as if it had worked: the request is dropped until some other event brings it back. "+

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"runtime"
 	"strconv"
@@ -64,7 +65,10 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *ex
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
-	s.random = runtimeKey(seed)
+	s.random = runtimeKey(t.SeedFor(seed))
+	if k, ok := ctx.Value(runtimeKeyKey{}).(uint64); ok {
+		s.random = k
+	}
 	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName
@@ -139,6 +143,14 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 			var spent int64
 			r.Shrunk, spent = shrink(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
 			steps += spent
+			if r.Oracle != verdict.OracleNotJudged {
+				var other bool
+				other, spent = passesWithOtherChoices(ctx, startWasm(e.rt, mod), s.Exercise, t, s.Seed, s.FileName, r)
+				steps += spent
+				if other {
+					r.Message = text.Clip(r.Message+" "+otherChoicesNote, text.MaxMessageBytes)
+				}
+			}
 			<-sem
 		}
 		if r := &results[i]; r.Status != verdict.StatusPass && t.Generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
@@ -192,4 +204,40 @@ func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdi
 	r.Trace = s.rec.TraceTail()
 	r.Timeline = s.rec.TimelineTail()
 	return r
+}
+
+// runtimeKeyKey carries, in a run's context, a runtime key other than the
+// test's (passesWithOtherChoices).
+type runtimeKeyKey struct{}
+
+// otherChoices is how many other runtime keys a failing test is tried
+// under.
+const otherChoices = 2
+
+// otherChoicesNote is what a failure adds when the same test passes under
+// other runtime choices.
+const otherChoicesNote = "With other choices of the Go runtime (the order a range over a map visits, the case a select takes), " +
+	"the same test passes: what your controller does depends on them, and the statement asks for one result whatever they are. " +
+	"Look for a range over a map whose order decides what you write or return."
+
+// passesWithOtherChoices runs a failing test again, as it ran but under
+// other runtime keys drawn from its seed, and says whether one of the
+// runs passed: then the failure came from the runtime's choices, not
+// from the world's. A run the clock stopped makes the failing result not
+// judged (as a shrink trial's does), since the note would depend on the
+// load.
+func passesWithOtherChoices(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, failed *verdict.TestResult) (passed bool, steps int64) {
+	for k := range otherChoices {
+		key := cmp.Or(exercise.TestSeed(t.SeedFor(seed), "other runtime choices "+strconv.Itoa(k)), 1)
+		r := runTest(context.WithValue(ctx, runtimeKeyKey{}, key), newCtl, ex, t, seed, fileName)
+		steps += r.Steps
+		switch {
+		case r.Oracle == verdict.OracleNotJudged:
+			failed.Oracle = verdict.OracleNotJudged
+			return false, steps
+		case r.Status == verdict.StatusPass:
+			return true, steps
+		}
+	}
+	return false, steps
 }

@@ -46,6 +46,12 @@ func inputSpace(gb *exercise.Generate, model string) []string {
 		r   exercise.Range
 	}{{"deployments", gb.Deployments}, {"replicas", gb.Replicas}, {"maxSurge", gb.MaxSurge},
 		{"maxUnavailable", gb.MaxUnavailable}, {"steps", gb.Steps}}
+	if k := min(gb.MaxFaults, len(gb.Faults)); k > 0 {
+		ranges = append(ranges, struct {
+			dim string
+			r   exercise.Range
+		}{"faults", exercise.Range{0, k}})
+	}
 	for _, x := range ranges {
 		lo, hi := x.r[0], max(x.r[0], x.r[1])
 		out = append(out, family.RangePoint(x.dim, x.r, lo))

@@ -53,13 +53,16 @@ const (
 	// instants (171's reference solution: 56 instances, 9 instants).
 	maxSnapshotsPerModule = 32
 	// maxRandomKeysPerModule bounds the random keys (Limits.Random) a
-	// module keeps snapshots for. A submission's instances share one key,
-	// and a module compiled once serves the submissions of its code (a
-	// reference solution's, every submission of its exercise) at the
-	// seeds they are judged with, mostly the one a server judges with.
-	// Instances under a key past the bound run `_initialize`, every one,
-	// as with NoSnapshots: slower, never different.
-	maxRandomKeysPerModule = 8
+	// module keeps snapshots for. The judge gives each test of a
+	// submission its own key (some 30 tests), and a module compiled once
+	// serves the submissions of its code (a reference solution's, every
+	// submission of its exercise) at the seeds they are judged with,
+	// mostly the one a server judges with. Instances under a key past the
+	// bound run `_initialize`, every one, as with NoSnapshots: slower,
+	// never different. The snapshots' bytes are bounded apart
+	// (maxSnapshotBytes), and one key's share the chunks the module's
+	// first snapshot holds.
+	maxRandomKeysPerModule = 64
 	// maxInitOutputBytes is the most output of `_initialize` a snapshot
 	// keeps to write again; more, and every instance runs it.
 	maxInitOutputBytes = 64 << 10

@@ -249,6 +249,9 @@ func LoadExercise(fsys fs.FS, dir string, c Checker) (*Exercise, error) {
 	if e.Suite, err = ParseSuite(path.Join(dir, "tests.yaml"), tb, c); err != nil {
 		return nil, err
 	}
+	if err := loadRegressions(fsys, dir, e.Suite, c); err != nil {
+		return nil, err
+	}
 	for _, m := range e.Suite.Mutants {
 		code, err := read(m.File)
 		if err != nil {
@@ -266,6 +269,46 @@ func LoadExercise(fsys fs.FS, dir string, c Checker) (*Exercise, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// RegressionsDir is the folder of an exercise's regression scenarios:
+// generated scenarios that caught a bug at one seed and not at another,
+// shrunk and saved (judge regress) for the author to review, so that
+// every seed keeps them. Each file holds one test with its own seed, as
+// judge test --scenario reads it; they run after the named tests, in
+// submit mode, at that seed whatever the submission's.
+const RegressionsDir = "regressions"
+
+func loadRegressions(fsys fs.FS, dir string, s *Suite, c Checker) error {
+	paths, err := fs.Glob(fsys, path.Join(dir, RegressionsDir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, t := range s.Tests {
+		names[t.Name] = true
+	}
+	for _, p := range paths {
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		t, err := ParseScenario(p, b, c)
+		switch {
+		case err != nil:
+			return err
+		case t.Seed == 0:
+			return fmt.Errorf("%s: a regression scenario keeps the seed it failed at (seed: N)", p)
+		case t.Sample:
+			return fmt.Errorf("%s: a regression scenario is not a sample", p)
+		case names[t.Name] || isGeneratedName(t.Name):
+			return fmt.Errorf("%s: another test is named %q", p, t.Name)
+		}
+		names[t.Name] = true
+		t.Regression = true
+		s.Tests = append(s.Tests, t)
+	}
+	return nil
 }
 
 func validSlug(s string) bool {

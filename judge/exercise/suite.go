@@ -75,10 +75,12 @@ type Rules struct {
 	// NoMadeUpErrors: a call returns an error only when one of its own
 	// API calls failed (verdict.OracleMadeUpError).
 	NoMadeUpErrors bool `json:"noMadeUpErrors,omitempty"`
-	// PassOnConflicts: a call whose write failed with a Conflict, and
-	// that stored no write of that object after it, returns an error
-	// (verdict.OracleSwallowedConflict).
+	// PassOnConflicts: a call whose write failed with a Conflict returns
+	// an error (verdict.OracleSwallowedConflict); with RetryConflicts, a
+	// call that stored a write of that object after it need not: it read
+	// the object again and retried.
 	PassOnConflicts bool `json:"passOnConflicts,omitempty"`
+	RetryConflicts  bool `json:"retryConflicts,omitempty"`
 	// PassOnErrors: a call in which an API call failed with a server
 	// error (the server-error fault), and that did not make the same call
 	// again with success, returns an error or asks to be called again
@@ -111,6 +113,7 @@ type Test struct {
 	// when none runs, say) instead of failing the test's setup.
 	SkipMissing bool `json:"skipMissing,omitempty"`
 	Generated   bool `json:"-"` // drawn by the generator: shrunk further and printed
+	Regression  bool `json:"-"` // from the exercise's regressions folder
 	// PodReady, if set, replaces the world's PodReady in this test.
 	PodReady string `json:"podReady,omitempty"`
 	// Seed, if set, is this test's own seed, whatever the submission's:

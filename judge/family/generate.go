@@ -99,13 +99,15 @@ type Gen struct {
 	ConfigMaps map[string]bool     // the ConfigMaps that exist, by name
 	ConfigData map[string][]string // each ConfigMap's keys and values, in turn
 	n          int                 // new names drawn so far
-	// Force is the object kind this scenario puts wherever one may go:
-	// scenario i is about the i-th object kind of the generate: block, so
-	// that every seed's scenarios cover the first K kinds.
-	Force string
-	// Index is the scenario's number, from 1: the first two take the
-	// low and the high end of every range (Draw).
-	Index int
+	// Force are the object kinds this scenario puts wherever one may go:
+	// scenario i of K is about the i-th object kind of the generate:
+	// block, and about the (i+K)-th, so that every seed's K scenarios
+	// cover up to 2K kinds.
+	Force []string
+	// Index is the scenario's number, from 1, and Turn a number drawn
+	// once for all the scenarios of a seed: together they decide which
+	// scenario takes which end of each range first (Edge).
+	Index, Turn int
 	// Reached are the points of the input space this scenario reached
 	// ("replicas=0", "namespace=shop", "identity=same-name"): what the
 	// coverage report counts (Space).
@@ -122,10 +124,10 @@ func (g *Gen) Hit(point string) {
 }
 
 // Draw draws a value of dimension dim ("replicas") from r, boundaries
-// first: of every four scenarios in a row, one takes the low end at the
-// dimension's first draw and another the high end, so that each seed's
-// first four scenarios reach both; every other draw takes either end a
-// quarter of the time each and a value between them otherwise.
+// first (Edge): of every four scenarios in a row, one takes the low end at
+// the dimension's first draw and another the high end, so that each
+// seed's first four scenarios reach both; every other draw takes either
+// end a quarter of the time each and a value between them otherwise.
 func (g *Gen) Draw(dim string, r exercise.Range) int {
 	v := g.draw(dim, r)
 	g.Hit(RangePoint(dim, r, v))
@@ -135,24 +137,33 @@ func (g *Gen) Draw(dim string, r exercise.Range) int {
 // draw is Draw without recording the point.
 func (g *Gen) draw(dim string, r exercise.Range) int {
 	lo, hi := r[0], max(r[0], r[1])
+	low, high := g.Edge(dim)
+	x := g.Rng.IntN(4)
+	switch {
+	case low, !high && x == 0:
+		return lo
+	case high, x == 1:
+		return hi
+	}
+	return lo + g.Rng.IntN(hi-lo+1)
+}
+
+// Edge says, at the first ask about dimension dim in a scenario, whether
+// the scenario takes its low end or its high end, boundaries first: of
+// every four scenarios in a row, one takes the low end and another the
+// high end, which ones depending on the dimension and the seed, so that
+// no scenario takes every low end and no pairing of one dimension's end
+// with another's holds at every seed. Later asks get neither.
+func (g *Gen) Edge(dim string) (low, high bool) {
 	if g.drawn == nil {
 		g.drawn = map[string]bool{}
 	}
-	first := !g.drawn[dim]
-	g.drawn[dim] = true
-	// Which scenario takes the low end first and which the high end
-	// depends on the dimension, so that no scenario takes every low end.
-	at := (g.Index - 1 + int(fnv32(dim)%4)) % 4
-	var v int
-	switch x := g.Rng.IntN(4); {
-	case first && at == 0, !(first && at == 1) && x == 0:
-		v = lo
-	case first && at == 1, x == 1:
-		v = hi
-	default:
-		v = lo + g.Rng.IntN(hi-lo+1)
+	if g.drawn[dim] {
+		return false, false
 	}
-	return v
+	g.drawn[dim] = true
+	at := (g.Index - 1 + g.Turn + int(fnv32(dim)%4)) % 4
+	return at == 0, at == 1
 }
 
 func fnv32(s string) uint32 {
@@ -199,10 +210,13 @@ type Dep struct {
 
 func (g *Gen) has(kind string) bool { return slices.Contains(g.Ranges.ObjectKinds, kind) }
 
+// Forced says whether this scenario is about object kind kind.
+func (g *Gen) Forced(kind string) bool { return slices.Contains(g.Force, kind) }
+
 // Want draws whether to add an object of kind where one may go: with
 // chance p, or always for the kind this scenario is about.
 func (g *Gen) Want(kind string, p float64) bool {
-	ok := g.has(kind) && (kind == g.Force || g.Chance(p))
+	ok := g.has(kind) && (g.Forced(kind) || g.Chance(p))
 	if ok {
 		g.Hit("object=" + kind)
 	}
@@ -227,6 +241,15 @@ func Ref(kind, ns, name string) string {
 		return kind + "/" + name
 	}
 	return kind + "/" + ns + "/" + name
+}
+
+// Image is the image its template runs: NAME:TAG, or none at all (a
+// template may leave it to whatever fills it in later) when Tag is "".
+func (d *Dep) Image() string {
+	if d.Tag == "" {
+		return ""
+	}
+	return d.Name + ":" + d.Tag
 }
 
 // Key is the Deployment's namespace/name.
@@ -283,15 +306,25 @@ func (g *Gen) identity() (ns, name string, ok bool) {
 			}
 		}
 	}
+	// Boundaries first: a scenario's first Deployment lives in the first
+	// namespace or (in another scenario) the last; its second takes a
+	// name the first has elsewhere where it can.
 	var c [2]string
+	var sameFirst bool
+	if len(g.Deps) == 1 {
+		_, sameFirst = g.Edge("identity")
+	}
 	switch {
-	case len(same) > 0 && (len(fresh) == 0 || g.Chance(0.3)):
+	case len(same) > 0 && (len(fresh) == 0 || sameFirst || g.Chance(0.3)):
 		c = same[g.Rng.IntN(len(same))]
 		g.Hit("identity=same-name-other-namespace")
 	case len(fresh) > 0:
-		// The first Deployment of a scenario lives in the first namespace.
 		if len(g.Deps) == 0 {
-			fresh = slices.DeleteFunc(fresh, func(x [2]string) bool { return x[0] != nss[0] })
+			want := nss[0]
+			if _, last := g.Edge("first-namespace"); last {
+				want = nss[len(nss)-1]
+			}
+			fresh = slices.DeleteFunc(fresh, func(x [2]string) bool { return x[0] != want })
 		}
 		c = fresh[g.Rng.IntN(len(fresh))]
 	default:
@@ -319,9 +352,9 @@ spec:
     metadata:
       labels: {app: %s}%s
     spec:
-      containers: [{name: %s, image: "%s:%s"}]
+      containers: [{name: %s, image: "%s"}]
   strategy: {rollingUpdate: {maxSurge: %d, maxUnavailable: %d}}`, d.Name, NamespaceLine(d.NS), meta, d.replicas, d.Name, d.Name, templateMeta,
-		d.Name, d.Name, d.Tag, d.surge, d.unavail)
+		d.Name, d.Image(), d.surge, d.unavail)
 }
 
 // NamespaceLine is a manifest's namespace line, none for default.
@@ -367,7 +400,15 @@ func (g *Gen) NewDep() *Dep {
 	if !ok {
 		return nil
 	}
-	d := &Dep{NS: ns, Name: name, replicas: g.Draw("replicas", g.Ranges.Replicas), Tag: g.PickOf("image", g.Ranges.Images),
+	// A scenario about a kind of Pod gives its Deployments a replica to
+	// decide about.
+	rr := g.Ranges.Replicas
+	if slices.ContainsFunc(podKinds, g.Forced) {
+		rr[0] = min(max(rr[0], 1), max(rr[0], rr[1]))
+	}
+	replicas := g.draw("replicas", rr)
+	g.Hit(RangePoint("replicas", g.Ranges.Replicas, replicas))
+	d := &Dep{NS: ns, Name: name, replicas: replicas, Tag: g.PickOf("image", g.Ranges.Images),
 		surge: g.Draw("maxSurge", g.Ranges.MaxSurge), unavail: g.Draw("maxUnavailable", g.Ranges.MaxUnavailable)}
 	if d.surge == 0 && d.unavail == 0 {
 		d.surge = 1 // a rollout needs room to move
@@ -406,7 +447,7 @@ func PodWorld(g *Gen, status bool) {
 			most = d.replicas + d.surge
 		}
 		least := 0
-		if slices.Contains(podKinds, g.Force) {
+		if slices.ContainsFunc(podKinds, g.Forced) {
 			least = 1 // the scenario is about a kind of Pod: it has one
 		}
 		pods := g.draw("pods", exercise.Range{least, most})
@@ -419,7 +460,28 @@ func PodWorld(g *Gen, status bool) {
 		if pods == most {
 			g.Hit("pods=most")
 		}
+		// Where the scenario is about several kinds of Pod, its Pods take
+		// them in turn.
+		var fp []string
+		for _, k := range podKinds {
+			if g.Forced(k) && g.has(k) {
+				fp = append(fp, k)
+			}
+		}
 		for j := 0; j < pods; j++ {
+			want := g.Want
+			if len(fp) > 1 {
+				want = func(kind string, p float64) bool {
+					if !slices.Contains(fp, kind) {
+						return g.Want(kind, p)
+					}
+					if kind == fp[j%len(fp)] {
+						g.Hit("object=" + kind)
+						return true
+					}
+					return false
+				}
+			}
 			tag := d.Tag
 			if g.Want("stale", 0.3) {
 				tag = g.OtherTag(d.Tag)
@@ -431,13 +493,13 @@ func PodWorld(g *Gen, status bool) {
 			name := fmt.Sprintf("%s-0%c", d.Name, 'a'+j)
 			owner := ownerOf(d.Name)
 			switch {
-			case status && g.Want("unready-pod", 0.25):
+			case status && want("unready-pod", 0.25):
 				st = statusUnready
-			case status && g.Want("pending-pod", 0.15):
+			case status && want("pending-pod", 0.15):
 				st = statusPending
-			case g.Want("failed-pod", 0.1):
+			case want("failed-pod", 0.1):
 				st = statusFailed
-			case g.Want("terminating-pod", 0.2):
+			case want("terminating-pod", 0.2):
 				pmeta += HeldMeta
 				g.Held = append(g.Held, Ref("Pod", d.NS, name))
 			case g.Want("foreign-pod", 0.2):

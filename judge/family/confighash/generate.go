@@ -40,7 +40,7 @@ func configWorld(g *family.Gen) {
 		}
 		// A scenario about foreign metadata gives the controller a hash to
 		// write beside it.
-		stale := g.Want("stale", 0.5) || g.Force == "foreign-metadata"
+		stale := g.Want("stale", 0.5) || g.Forced("foreign-metadata")
 		if d.Config != "" && g.ConfigMaps[d.NS+"/"+d.Config] && !stale {
 			tmeta = joinComma(tmeta, `"`+HashAnnotation+`": `+ConfigHash(dataOf(g, d.NS+"/"+d.Config)))
 		} else if stale && g.Chance(0.5) {

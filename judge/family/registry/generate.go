@@ -21,10 +21,16 @@ func registryWorld(g *family.Gen) {
 			break
 		}
 		g.Deps = append(g.Deps, d)
+		if g.Chance(0.15) {
+			// Its template leaves the image empty, as a Deployment may: its
+			// entry's value is "", which is not the same as no entry.
+			d.Tag = ""
+			g.Hit("image=empty")
+		}
 		var fins []string
 		// A scenario about foreign metadata starts its first Deployment
 		// with another controller's finalizer and not yet this one's.
-		if !(g.Force == "foreign-metadata" && i == 0) && g.Chance(0.5) {
+		if !(g.Forced("foreign-metadata") && i == 0) && g.Chance(0.5) {
 			d.Finalizer = true
 			fins = append(fins, RegistryFinalizer)
 			switch {
@@ -32,7 +38,7 @@ func registryWorld(g *family.Gen) {
 				entries[d.Key()] = d.Name + ":" + g.OtherTag(d.Tag)
 			case g.Want("stale", 0.2): // the finalizer, not yet the entry
 			default:
-				entries[d.Key()] = d.Name + ":" + d.Tag
+				entries[d.Key()] = d.Image()
 			}
 		}
 		meta := ""
@@ -77,3 +83,6 @@ func (Family) GenKinds() (steps, objects []string) {
 }
 func (Family) GenWorld(g *family.Gen)                  { registryWorld(g) }
 func (Family) GenStep(g *family.Gen, kind string) bool { return registryStep(g, kind) }
+
+// Space: a Deployment whose template names no image.
+func (Family) Space(gb *exercise.Generate) []string { return []string{"image=empty"} }
