@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -285,12 +286,24 @@ func (s *sim) afterReconcile(key string) {
 		s.restart()
 		return
 	}
-	// An opportunity is a reconcile that wrote nothing, its key not queued
-	// again: after a write, the write's own event is on its way and the
-	// queue would swallow the duplicate, which would then count as tested
-	// without being.
-	if s.host.writes == 0 && !s.queue.Waiting(key) && s.faults.maybe(verdict.FaultDuplicate) {
+	// An opportunity is one where nothing else is about to bring the key
+	// back: it is not queued, and no event on its way maps to it (a write's
+	// own event, unless a stale read holds it back). Otherwise the queue
+	// would swallow the duplicate, which would count as tested without
+	// being.
+	if !s.queue.Waiting(key) && !s.eventPendingFor(key) && s.faults.maybe(verdict.FaultDuplicate) {
 		s.noteFault(verdict.FaultDuplicate, "Delivered "+key+" again with nothing changed after reconcile #"+n+".")
 		s.queue.Add(key)
 	}
+}
+
+// eventPendingFor says whether an event taken and not yet delivered will
+// queue key.
+func (s *sim) eventPendingFor(key string) bool {
+	for _, ev := range s.inf.Pending() {
+		if slices.Contains(s.requestsFor(ev.Object), key) {
+			return true
+		}
+	}
+	return false
 }

@@ -64,3 +64,52 @@ func TestStaleMutantPatchIsReported(t *testing.T) {
 		t.Fatalf("a stale patch: %v", err)
 	}
 }
+
+// A regression scenario in an exercise's regressions folder runs as one
+// more test, at the seed it keeps; one without a seed, or named as
+// another test, stops the catalog from loading.
+func TestRegressionScenariosLoadAsTests(t *testing.T) {
+	ex := exercise171(t)
+	fsys := fstest.MapFS{}
+	b, _ := readBuiltin("controller-pattern/chapter.md")
+	fsys["ch/chapter.md"] = &fstest.MapFile{Data: b}
+	dir := "controller-pattern/171-reconcile-loop/"
+	for _, name := range []string{"problem.md", "starter.go", "solution.go", "tests.yaml"} {
+		b, err := readBuiltin(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["ch/ex/"+name] = &fstest.MapFile{Data: b}
+	}
+	for _, m := range ex.Suite.Mutants {
+		b, _ := readBuiltin(dir + m.File)
+		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
+	}
+	sc, _ := drawScenario(ex.Suite, 1, "generated 1", 3)
+	sc.Name, sc.Seed = "regression: kept", 12345
+	fsys["ch/ex/regressions/kept.yaml"] = &fstest.MapFile{Data: []byte(sc.YAML())}
+	cat, err := exercise.LoadCatalog(fsys, Checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cat.Exercises[0].Suite.Tests
+	last := got[len(got)-1]
+	if len(got) != len(ex.Suite.Tests)+1 || last.Name != "regression: kept" || !last.Regression || last.SeedFor(7) != 12345 || last.Objects != sc.Objects {
+		t.Fatalf("tests: %d (want %d), last %q regression=%v seed=%d", len(got), len(ex.Suite.Tests)+1, last.Name, last.Regression, last.SeedFor(7))
+	}
+	for _, bad := range []struct {
+		mutate func(*exercise.Test)
+		want   string
+	}{
+		{func(x *exercise.Test) { x.Seed = 0 }, "keeps the seed"},
+		{func(x *exercise.Test) { x.Name = ex.Suite.Tests[0].Name }, "another test is named"},
+		{func(x *exercise.Test) { x.Name = "generated 2" }, "another test is named"},
+	} {
+		c := *sc
+		bad.mutate(&c)
+		fsys["ch/ex/regressions/kept.yaml"] = &fstest.MapFile{Data: []byte(c.YAML())}
+		if _, err := exercise.LoadCatalog(fsys, Checks); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("want an error saying %q, got %v", bad.want, err)
+		}
+	}
+}

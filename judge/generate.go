@@ -87,7 +87,22 @@ func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise
 	}
 	f.GenWorld(g)
 	g.Test.Objects = strings.Join(g.Docs, "\n---\n") + "\n"
+	// Scenario i of K takes the i-th kind of step first and the (i+K)-th
+	// second, as it does object kinds, so that every seed's scenarios
+	// make the first 2K kinds; the rest are drawn.
 	n := g.Draw("steps", g.Ranges.Steps)
+	var first []string
+	if k := g.Ranges.StepKinds; len(k) > 0 {
+		first = append(first, k[(i-1)%len(k)])
+		if K := s.Generate.Scenarios; i-1+K < len(k) {
+			first = append(first, k[i-1+K])
+		}
+	}
+	for _, kind := range first {
+		if len(g.Test.Steps) < n {
+			f.GenStep(g, kind)
+		}
+	}
 	for tries := 0; len(g.Test.Steps) < n && tries < 4*n && len(g.Ranges.StepKinds) > 0; tries++ {
 		f.GenStep(g, g.Pick(g.Ranges.StepKinds))
 	}

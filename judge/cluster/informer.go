@@ -90,6 +90,10 @@ func (in *Informer) Release() {
 // Holding says whether stale-read holds events back.
 func (in *Informer) Holding() bool { return len(in.held) > 0 }
 
+// Pending are the events taken and not yet delivered (those a stale read
+// holds back are not among them).
+func (in *Informer) Pending() []WatchEvent { return in.pending }
+
 // Resync rebuilds the cache from the server, as a starting controller's
 // initial list does; events in flight are then old news.
 func (in *Informer) Resync(api *APIServer) {

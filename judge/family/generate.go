@@ -29,6 +29,7 @@ var (
 		"config-delete": "delete a ConfigMap",
 		"config-create": "create a ConfigMap",
 		"repoint":       "make a Deployment name another ConfigMap",
+		"tamper":        "someone edits by hand what the controller keeps (a template's config-hash)",
 	}
 	GenObjectKinds = map[string]string{
 		"terminating-pod":        "a Pod being deleted, held by another controller's finalizer",

@@ -188,6 +188,24 @@ func configStep(g *family.Gen, kind string) bool {
 		d.Config = cm
 		d.Meta = "\n  annotations: {\"" + ConfigAnnotation + "\": " + cm + "}"
 		g.StepPatch(d.Ref(), map[string]any{"metadata": map[string]any{"annotations": map[string]any{ConfigAnnotation: cm}}})
+	case "tamper":
+		// Someone edits the hash by hand: to a wrong value, or away.
+		var named []*family.Dep
+		for _, d := range g.Live() {
+			if d.Config != "" {
+				named = append(named, d)
+			}
+		}
+		if len(named) == 0 {
+			return false
+		}
+		d := named[g.Rng.IntN(len(named))]
+		var v any = "0000tampered"
+		if g.Chance(0.5) {
+			v = nil
+		}
+		g.StepPatch(d.Ref(), map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
+			"annotations": map[string]any{HashAnnotation: v}}}}})
 	case "create":
 		nd := g.NewDep()
 		if nd == nil {
@@ -210,7 +228,7 @@ func configStep(g *family.Gen, kind string) bool {
 }
 
 func (Family) GenKinds() (steps, objects []string) {
-	return []string{"image", "metadata", "meanwhile", "delete", "create", "recreate", "release", "config-edit", "config-delete", "config-create", "repoint"},
+	return []string{"image", "metadata", "meanwhile", "delete", "create", "recreate", "release", "config-edit", "config-delete", "config-create", "repoint", "tamper"},
 		[]string{"terminating-deployment", "foreign-metadata", "stale"}
 }
 func (Family) GenWorld(g *family.Gen)                  { configWorld(g) }
