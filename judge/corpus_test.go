@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -355,4 +356,41 @@ func corpusTable(dir string, files []corpusFile, results map[string]*corpusResul
 	b.WriteString("per bug (seeds rejected, first failing oracles):\n")
 	b.WriteString(strings.Join(lines, "\n"))
 	return b.String()
+}
+
+// TestRegressionScenariosStillCatchTheirBug: each scenario `judge regress`
+// kept in an exercise's regressions folder still rejects the corpus file
+// it was kept for, alone, at any submission seed (the solution passing it
+// is TestExercisesPassTheirCheck's to check).
+func TestRegressionScenariosStillCatchTheirBug(t *testing.T) {
+	eng := engine(t)
+	n := 0
+	for _, ex := range catalog(t).Exercises {
+		id := strconv.Itoa(ex.Number)
+		for _, rt := range ex.Suite.Tests {
+			if !rt.Regression {
+				continue
+			}
+			n++
+			stem := strings.TrimPrefix(rt.Name, "regression: ")
+			var code []byte
+			for _, c := range []corpus{blindCorpus, namedCorpus} {
+				if b, err := os.ReadFile(filepath.Join(c.dir, id, stem+".go")); err == nil {
+					code = b
+				}
+			}
+			if code == nil {
+				t.Errorf("%s: %q names no corpus file %s/%s.go", id, rt.Name, id, stem)
+				continue
+			}
+			sc := *rt
+			v := eng.Judge(context.Background(), Submission{Exercise: ex, Code: code, FileName: stem + ".go", Mode: verdict.ModeSubmit, Seed: 7, Scenario: []byte(sc.YAML())})
+			if v.Outcome != verdict.OutcomeWrongAnswer {
+				t.Errorf("%s: %q no longer rejects %s.go: %s", id, rt.Name, stem, v.Summary())
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no regression scenarios")
+	}
 }

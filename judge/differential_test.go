@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +296,26 @@ func TestWarmReferencesServeTheFirstSubmission(t *testing.T) {
 	}
 	if n := memo() - warmed; n != 0 {
 		t.Errorf("the first submission after warming ran the reference on %d tests", n)
+	}
+}
+
+// An observation stored on disk comes back whole: every field of it, set,
+// survives the round trip (a field the store forgot would make the
+// comparison differ between a cold and a warm cache).
+func TestStoredObservationsKeepEveryField(t *testing.T) {
+	e := &Engine{cacheDir: t.TempDir()}
+	obj := flatObject{kind: ctrl.KindPod, ns: "shop", name: "web-0a", generated: true, words: "Pod web-0a",
+		fields: []field{{[]string{"spec", "image"}, "web:v1"}}}
+	o := &observation{passed: true, writes: []observedWrite{{"created", obj}}, cut: true, world: "digest", end: []flatObject{obj}}
+	v := reflect.ValueOf(*o)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test leaves observation.%s unset: set it", v.Type().Field(i).Name)
+		}
+	}
+	e.saveReference("k", o)
+	got, ok := e.loadReference("k")
+	if !ok || !reflect.DeepEqual(got, o) {
+		t.Fatalf("stored and loaded:\n%+v\nwant\n%+v", got, o)
 	}
 }

@@ -36,24 +36,7 @@ func TestCatalogLoadsBuiltInExercises(t *testing.T) {
 // A mutant kept as a patch must still apply to the solution; when the
 // solution moves on, loading says which mutant to regenerate.
 func TestStaleMutantPatchIsReported(t *testing.T) {
-	ex := exercise171(t)
-	fsys := fstest.MapFS{}
-	for _, name := range []string{"chapter.md"} {
-		b, _ := readBuiltin("controller-pattern/" + name)
-		fsys["ch/"+name] = &fstest.MapFile{Data: b}
-	}
-	dir := "controller-pattern/171-reconcile-loop/"
-	for _, name := range []string{"problem.md", "starter.go", "solution.go", "tests.yaml"} {
-		b, err := readBuiltin(dir + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys["ch/ex/"+name] = &fstest.MapFile{Data: b}
-	}
-	for _, m := range ex.Suite.Mutants {
-		b, _ := readBuiltin(dir + m.File)
-		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
-	}
+	fsys := copy171(t)
 	if _, err := exercise.LoadCatalog(fsys, Checks); err != nil {
 		t.Fatalf("a copy of 171 does not load: %v", err)
 	}
@@ -70,21 +53,7 @@ func TestStaleMutantPatchIsReported(t *testing.T) {
 // another test, stops the catalog from loading.
 func TestRegressionScenariosLoadAsTests(t *testing.T) {
 	ex := exercise171(t)
-	fsys := fstest.MapFS{}
-	b, _ := readBuiltin("controller-pattern/chapter.md")
-	fsys["ch/chapter.md"] = &fstest.MapFile{Data: b}
-	dir := "controller-pattern/171-reconcile-loop/"
-	for _, name := range []string{"problem.md", "starter.go", "solution.go", "tests.yaml"} {
-		b, err := readBuiltin(dir + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys["ch/ex/"+name] = &fstest.MapFile{Data: b}
-	}
-	for _, m := range ex.Suite.Mutants {
-		b, _ := readBuiltin(dir + m.File)
-		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
-	}
+	fsys := copy171(t)
 	sc, _ := drawScenario(ex.Suite, 1, "generated 1", 3)
 	sc.Name, sc.Seed = "regression: kept", 12345
 	fsys["ch/ex/regressions/kept.yaml"] = &fstest.MapFile{Data: []byte(sc.YAML())}
@@ -112,4 +81,26 @@ func TestRegressionScenariosLoadAsTests(t *testing.T) {
 			t.Errorf("want an error saying %q, got %v", bad.want, err)
 		}
 	}
+}
+
+// copy171 is exercise 171 alone in a chapter of its own, in memory
+// (ch/ex/...).
+func copy171(t *testing.T) fstest.MapFS {
+	ex := exercise171(t)
+	fsys := fstest.MapFS{}
+	b, _ := readBuiltin("controller-pattern/chapter.md")
+	fsys["ch/chapter.md"] = &fstest.MapFile{Data: b}
+	dir := "controller-pattern/171-reconcile-loop/"
+	for _, name := range []string{"problem.md", "starter.go", "solution.go", "tests.yaml"} {
+		b, err := readBuiltin(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["ch/ex/"+name] = &fstest.MapFile{Data: b}
+	}
+	for _, m := range ex.Suite.Mutants {
+		b, _ := readBuiltin(dir + m.File)
+		fsys["ch/ex/"+m.File] = &fstest.MapFile{Data: b}
+	}
+	return fsys
 }

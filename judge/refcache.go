@@ -17,7 +17,9 @@ import (
 // test before judging a line of the learner's. A file that cannot be read
 // back whole, or was written for another key, is ignored and replaced.
 
-const referenceDir = "reference"
+// referenceDir holds the stored observations; its name changes with
+// their shape, so that a file of another shape is never read as this one.
+const referenceDir = "reference-2"
 
 // The observation as stored: exported mirrors of its parts.
 type (
@@ -25,6 +27,7 @@ type (
 		Key    string
 		Passed bool
 		Writes []storedWrite
+		Cut    bool
 		World  string
 		End    []storedObject
 	}
@@ -82,7 +85,7 @@ func (e *Engine) loadReference(key string) (*observation, bool) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Key != key {
 		return nil, false
 	}
-	o := &observation{passed: s.Passed, world: s.World}
+	o := &observation{passed: s.Passed, world: s.World, cut: s.Cut}
 	for i := range s.Writes {
 		o.writes = append(o.writes, observedWrite{verb: s.Writes[i].Verb, obj: s.Writes[i].Obj.flat()})
 	}
@@ -99,7 +102,7 @@ func (e *Engine) saveReference(key string, o *observation) {
 	if path == "" {
 		return
 	}
-	s := storedObservation{Key: key, Passed: o.passed, World: o.world}
+	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut}
 	for i := range o.writes {
 		s.Writes = append(s.Writes, storedWrite{Verb: o.writes[i].verb, Obj: storeObject(&o.writes[i].obj)})
 	}

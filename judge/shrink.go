@@ -56,7 +56,7 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *exer
 			r.Oracle = verdict.OracleNotJudged
 			return false
 		}
-		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle {
+		if rr.Status != verdict.StatusPass && rr.Oracle == r.Oracle && referencePasses(ctx, &c, seed) {
 			best = c
 			return true
 		}
@@ -149,4 +149,17 @@ func asInt(v any) (int, bool) {
 		return int(x), x == float64(int(x))
 	}
 	return 0, false
+}
+
+// referencePasses says whether the exercise's solution passes a shrink
+// candidate: one it fails is a world the statement does not allow (a
+// registry removed with the object that held it, say), and a learner's
+// failure there proves nothing. Without a reference to ask, it passes.
+func referencePasses(ctx context.Context, t *exercise.Test, seed uint64) bool {
+	dc, _ := ctx.Value(diffKey{}).(diffContext)
+	if dc.ref == nil || dc.ref.self {
+		return true
+	}
+	obs, err := dc.ref.Observe(ctx, t, seed)
+	return err == nil && obs.passed
 }

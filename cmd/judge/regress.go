@@ -86,14 +86,8 @@ func regressFile(ctx context.Context, eng *judge.Engine, ex *exercise.Exercise, 
 			return "", fmt.Errorf("seed %d: %s: %s", seed, v.Outcome, v.Summary())
 		}
 		failed = append(failed, seed)
-		if scenario != "" {
-			continue
-		}
-		for _, t := range v.Tests {
-			if t.Status != verdict.StatusPass && t.Scenario != "" {
-				scenario = t.Scenario
-				break
-			}
+		if scenario == "" {
+			scenario = keptScenario(ex, v, seed)
 		}
 	}
 	switch {
@@ -102,7 +96,7 @@ func regressFile(ctx context.Context, eng *judge.Engine, ex *exercise.Exercise, 
 	case len(passed) == 0:
 		return "rejected at every seed: nothing to keep", nil
 	case scenario == "":
-		return "", fmt.Errorf("rejected at seeds %v by named tests only, accepted at %v: no scenario to keep", failed, passed)
+		return "", fmt.Errorf("rejected at seeds %v, accepted at %v, but by no test a scenario can keep", failed, passed)
 	}
 	stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	name := "regression: " + stem
@@ -134,6 +128,31 @@ func regressFile(ctx context.Context, eng *judge.Engine, ex *exercise.Exercise, 
 		return "", err
 	}
 	return fmt.Sprintf("rejected at seeds %s, accepted at %s: kept %s (review it)", seedList(failed), seedList(passed), out), nil
+}
+
+// keptScenario is what a rejecting verdict offers to keep: its first
+// failing generated scenario as printed (shrunk where it was first), or
+// else its first failing named test, pinned to the seed it ran at, with
+// the faults its shrinking kept.
+func keptScenario(ex *exercise.Exercise, v *verdict.Verdict, seed uint64) string {
+	for _, r := range v.Tests {
+		if r.Status != verdict.StatusPass && r.Scenario != "" {
+			return r.Scenario
+		}
+	}
+	first := v.FirstFailure()
+	for _, t := range ex.Suite.Tests {
+		if t.Name != first.Name || t.Regression {
+			continue
+		}
+		c := *t
+		c.Seed, c.Sample = t.SeedFor(seed), false
+		if first.Shrunk != nil {
+			c.Faults = first.Shrunk.Faults
+		}
+		return c.YAML()
+	}
+	return ""
 }
 
 func seedRange(s string) (lo, hi uint64, err error) {

@@ -448,7 +448,10 @@ func PodWorld(g *Gen, status bool) {
 			most = d.replicas + d.surge
 		}
 		least := 0
-		if slices.ContainsFunc(podKinds, g.Forced) {
+		switch {
+		case g.Forced("failed-pod") && most >= 2:
+			least = 2 // failed Pods, and a first and a last of them
+		case slices.ContainsFunc(podKinds, g.Forced):
 			least = 1 // the scenario is about a kind of Pod: it has one
 		}
 		pods := g.draw("pods", exercise.Range{least, most})
