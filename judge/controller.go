@@ -277,6 +277,7 @@ func (s *sim) reconcile(key string) {
 // faults that happen between reconciles.
 func (s *sim) afterReconcile(key string) {
 	n := strconv.Itoa(s.host.n)
+	s.gcHeld = false
 	if s.inf.Reconciled(func() bool { return s.faults.maybe(verdict.FaultStaleRead) }) {
 		s.noteFault(verdict.FaultStaleRead, "Your controller's cache will not show its own writes from reconcile #"+n+" until after its next reconcile.")
 	}

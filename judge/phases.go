@@ -110,6 +110,11 @@ func (s *sim) runUntilIdle(budget int, when string) {
 			s.reconcile(key)
 			continue
 		}
+		if s.gcHeld {
+			// Idle, and no call came: the garbage collector catches up.
+			s.gcHeld = false
+			continue
+		}
 		if s.inf.Holding() {
 			// Idle, the informer catches up with what stale-read held
 			// back: a stale window lasts until the next reconcile or until

@@ -105,6 +105,7 @@ type sim struct {
 	meanwhile []lateEdit        // edits waiting for the controller's next write to their object
 	fail      *failure
 	diff      *differential // the comparison with the reference's run, if any
+	gcHeld    bool          // the garbage collector waits for the controller's next call (recreate)
 }
 
 func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exercise.Suite, t *exercise.Test, seed uint64) *sim {
@@ -179,7 +180,7 @@ func (s *sim) withActor(a string, f func()) {
 // collector deletes orphans and the kubelet's stages fire, the clock
 // jumping to each; then events reach the informer and the queue.
 func (s *sim) settle() {
-	for s.gc.Collect() || s.clock.FireNext() {
+	for !s.gcHeld && s.gc.Collect() || s.clock.FireNext() {
 	}
 	s.inf.Deliver(s.notify)
 }

@@ -697,3 +697,34 @@ func TestStepTargetsDoNotDependOnTheController(t *testing.T) {
 		t.Error("no seed deleted one of the first Pods: the steps did not act")
 	}
 }
+
+// A Deployment deleted and created again at once (recreate) is a new
+// object, and its first call meets the old one's Pods, which the garbage
+// collector removes only after it: a controller that takes Pods by their
+// owner's name, not its UID, sees them as its own.
+func TestRecreateMeetsTheOldPodsOnce(t *testing.T) {
+	objs := fmt.Sprintf(deploymentYAML, 2, "v1") + podYAML("web-a", "v1") + podYAML("web-b", "v1")
+	again := strings.TrimSpace(fmt.Sprintf(deploymentYAML, 2, "v2"))
+	steps := "- recreate: true\n  apply: |\n" + indent(again, "    ")
+	ex := suite(t, objs, steps, "", "")
+	var seen []int // at each call after the step: Pods named for web, and those it owns
+	var stepped bool
+	spy := func() ctrl.Reconciler {
+		inner := stepper()
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			var d ctrl.Deployment
+			if err := c.Get(ctx, req.NamespacedName, &d); err == nil && ctrl.PodImage(&d.Spec.Template.Spec) == "v2" && !stepped {
+				stepped = true
+				var all, owned ctrl.PodList
+				c.List(ctx, &all, ctrl.InNamespace(req.Namespace))
+				c.List(ctx, &owned, ctrl.InNamespace(req.Namespace), ctrl.OwnedBy(&d))
+				seen = append(seen, len(all.Items), len(owned.Items))
+			}
+			return inner(ctx, c, req)
+		}
+	}
+	mustPass(t, run(ex, 1, spy))
+	if !slices.Equal(seen, []int{2, 0}) {
+		t.Fatalf("at the new Deployment's first call: %v Pods in all and owned, want the old two and none owned", seen)
+	}
+}

@@ -176,8 +176,12 @@ func (s *sim) applyStep(st *exercise.Step) {
 		switch {
 		case st.Apply != "":
 			for _, o := range st.Parsed {
-				o = resolveOwners(o, s.api)
 				m := o.GetObjectMeta()
+				if st.Recreate && !s.recreate(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name) {
+					return
+				}
+				o = resolveOwners(o, s.api)
+				m = o.GetObjectMeta()
 				if cur := s.api.Get(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); cur != nil {
 					o = ctrl.DeepCopy(o)
 					o.GetObjectMeta().ResourceVersion = ""
@@ -278,6 +282,28 @@ func (s *sim) applyStep(st *exercise.Step) {
 		}
 	})
 	s.Sample(verdict.MarkUser)
+}
+
+// recreate deletes an object a recreate step creates again, and holds the
+// garbage collector back until the controller's next call, as a real
+// one, working in the background, may not have reached the old object's
+// dependents when the new one's first event arrives. False: the test
+// cannot go on (the object stays, held by a finalizer).
+func (s *sim) recreate(kind ctrl.Kind, ns, name string) bool {
+	if s.api.Get(kind, ns, name) == nil {
+		return true
+	}
+	if _, err := s.api.Delete(kind, ns, name); err != nil {
+		s.missing("The test deletes " + string(kind) + " " + name + " to create it again: " + err.Message)
+		return false
+	}
+	if s.api.Get(kind, ns, name) != nil {
+		s.missing("The test deletes " + string(kind) + " " + name + " to create it again, but a finalizer holds it.")
+		return false
+	}
+	s.rec.Logf("user", "deleted ", string(kind), " ", name, " to create it again at once")
+	s.gcHeld = true
+	return true
 }
 
 // splitRef reads a step's reference to an object: "Kind/name" in the

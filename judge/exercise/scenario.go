@@ -87,6 +87,10 @@ func (t *Test) YAML() string {
 		b.WriteString("    steps:\n")
 		for _, st := range t.Steps {
 			if st.Apply != "" {
+				if st.Recreate {
+					b.WriteString("      - recreate: true\n        apply: |\n" + indentLines(st.Apply, "          "))
+					continue
+				}
 				b.WriteString("      - apply: |\n" + indentLines(st.Apply, "          "))
 				continue
 			}

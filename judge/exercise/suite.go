@@ -128,6 +128,11 @@ type Test struct {
 type Step struct {
 	// Apply creates the object, or replaces its spec if it exists.
 	Apply string `json:"apply,omitempty"`
+	// Recreate, with Apply, deletes each object first and creates it
+	// again from the manifest: a new object (a new UID) under the old
+	// name, made before the garbage collector reaches what the old one
+	// owned, which it collects only after the controller's next call.
+	Recreate bool `json:"recreate,omitempty"`
 	// Patch merges fields into an existing object: {"Deployment/web": {"spec": {"replicas": 1}}}.
 	Patch map[string]map[string]any `json:"patch,omitempty"`
 	// Delete removes objects: "Deployment/web", or "Pod/first", "Pod/last",
@@ -288,6 +293,9 @@ func (t *Test) Parse() error {
 		}
 		if n != 1 {
 			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile", j+1)
+		}
+		if st.Recreate && st.Apply == "" {
+			return fmt.Errorf("step %d: recreate goes with apply", j+1)
 		}
 		for _, ref := range []string{st.Unready, st.Ready} {
 			if kind, _, _ := strings.Cut(ref, "/"); ref != "" && kind != string(ctrl.KindPod) {

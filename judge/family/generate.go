@@ -114,6 +114,9 @@ type Gen struct {
 	// coverage report counts (Space).
 	Reached map[string]bool
 	drawn   map[string]bool // dimensions drawn so far
+	// Finalizers says the controller holds each Deployment by a finalizer
+	// of its own, so deleting one takes its time.
+	Finalizers bool
 }
 
 // Hit records that the scenario reached a point of the input space.
@@ -489,6 +492,10 @@ func PodWorld(g *Gen, status bool) {
 			tag := d.Tag
 			if g.Want("stale", 0.3) {
 				tag = g.OtherTag(d.Tag)
+				if others := slices.DeleteFunc(slices.Clone(g.Ranges.Images), func(t string) bool { return t == d.Tag }); g.Forced("stale") && len(others) > 1 {
+					// Old Pods of several old images at once.
+					tag = others[j%len(others)]
+				}
 			}
 			st, pmeta := statusReady, ""
 			if g.Want("foreign-metadata", 0.3) {
@@ -588,9 +595,23 @@ func PodStep(g *Gen, kind string) bool {
 		if d == nil {
 			return false
 		}
-		g.Test.Steps = append(g.Test.Steps, exercise.Step{Delete: d.Ref()})
-		d.Tag, d.pods, d.Finalizer = g.OtherTag(d.Tag), 0, false
-		g.Test.Steps = append(g.Test.Steps, exercise.Step{Apply: DeploymentDoc(d, d.Meta, "") + "\n"})
+		// The new one may ask for fewer Pods, or another image, than the
+		// old one had.
+		d.replicas = g.Draw("replicas", g.Ranges.Replicas)
+		if g.Chance(0.5) {
+			d.Tag = g.OtherTag(d.Tag)
+		}
+		d.pods, d.Finalizer = 0, false
+		if g.Finalizers {
+			// The controller holds each Deployment by a finalizer: the old
+			// one goes once it lets go, and the new one comes after.
+			g.Test.Steps = append(g.Test.Steps, exercise.Step{Delete: d.Ref()},
+				exercise.Step{Apply: DeploymentDoc(d, d.Meta, "") + "\n"})
+		} else {
+			// At once: the new one's first event may come before the
+			// garbage collector has removed the old one's Pods.
+			g.Test.Steps = append(g.Test.Steps, exercise.Step{Recreate: true, Apply: DeploymentDoc(d, d.Meta, "") + "\n"})
+		}
 	case "create":
 		nd := g.NewDep()
 		if nd == nil {

@@ -12,6 +12,7 @@ import (
 // stale, some carrying other controllers' finalizers and metadata, some
 // being deleted.
 func registryWorld(g *family.Gen) {
+	g.Finalizers = true
 	entries := map[string]string{}
 	n := g.Deployments()
 	var docs []string
