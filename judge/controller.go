@@ -63,12 +63,13 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 
 // runtimeKey is the key of the random bytes a controller's Go runtime
 // reads (sandbox.Limits.Random), and so of its map order, hash seeds,
-// select choices and math/rand, in a test whose seed is seed (Test.SeedFor):
-// each test meets its own choices, every restart and shrink trial of the
-// test and the reference solution's run of it meet the same ones, and a
-// scenario saved with its seed replays them. The module's start is run
-// once per key and copied after (sandbox/snapshot.go). Never 0, the
-// sandbox's fixed stream of callers that choose none.
+// select choices and math/rand: drawn from the submission's seed for its
+// named tests, which share it (the module starts once for them all, and
+// is copied after: sandbox/snapshot.go), and from a test's own seed for a
+// generated or regression scenario, which a saved scenario replays. Every
+// restart and shrink trial of a test, and the reference solution's run of
+// it, meet the same choices. Never 0, the sandbox's fixed stream of
+// callers that choose none.
 func runtimeKey(seed uint64) uint64 {
 	return cmp.Or(exercise.TestSeed(seed, "the controller's random bytes"), 1)
 }

@@ -151,7 +151,17 @@ func TestShrunkScenarioReplaysAndPastes(t *testing.T) {
 		b, _ := json.Marshal(&c)
 		return v, string(b)
 	}
-	sub := Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 3}
+	// The generated scenario that catches it, judged alone (a regression
+	// scenario, which runs first, may catch it too).
+	all, _ := judgeIt(Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 3})
+	var only string
+	for _, r := range all.Tests {
+		if ex.IsGeneratedTest(r.Name) && r.Status != verdict.StatusPass {
+			only = r.Name
+			break
+		}
+	}
+	sub := Submission{Exercise: ex, Code: code, FileName: "bug.go", Seed: 3, Only: only}
 	v, js := judgeIt(sub)
 	if _, again := judgeIt(sub); again != js {
 		t.Fatal("the same code and seed gave two different verdicts")

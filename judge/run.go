@@ -65,7 +65,15 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *ex
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
-	s.random = runtimeKey(t.SeedFor(seed))
+	// The named tests share the submission's runtime choices, so that its
+	// module starts once for them all; a test printed as a scenario (a
+	// generated one) or one that keeps its own seed (a regression
+	// scenario, a scenario replayed) has its own, so that the scenario
+	// replays them.
+	s.random = runtimeKey(seed)
+	if t.Seed != 0 || t.Generated {
+		s.random = runtimeKey(t.SeedFor(seed))
+	}
 	if k, ok := ctx.Value(runtimeKeyKey{}).(uint64); ok {
 		s.random = k
 	}
