@@ -61,16 +61,16 @@ func startWasm(rt *sandbox.Runtime, mod *sandbox.Module) func(*sim) (controller,
 	}
 }
 
-// runtimeKey is the key of the random bytes a controller's Go runtime
+// RuntimeKey is the key of the random bytes a controller's Go runtime
 // reads (sandbox.Limits.Random), and so of its map order, hash seeds,
-// select choices and math/rand: drawn from the submission's seed for its
-// named tests, which share it (the module starts once for them all, and
-// is copied after: sandbox/snapshot.go), and from a test's own seed for a
-// generated or regression scenario, which a saved scenario replays. Every
+// select choices and math/rand, in a submission judged at seed: every
+// test shares it, so that the module starts once for them all and is
+// copied after (sandbox/snapshot.go); a scenario printed from a verdict
+// keeps it (Test.Runtime), so that it replays the same choices. Every
 // restart and shrink trial of a test, and the reference solution's run of
 // it, meet the same choices. Never 0, the sandbox's fixed stream of
 // callers that choose none.
-func runtimeKey(seed uint64) uint64 {
+func RuntimeKey(seed uint64) uint64 {
 	return cmp.Or(exercise.TestSeed(seed, "the controller's random bytes"), 1)
 }
 

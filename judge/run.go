@@ -65,16 +65,11 @@ func playTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *ex
 
 func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, pins *faultPins, whole bool, steps *sandbox.StepBudget) *sim {
 	s := newSim(ctx, newCtl, ex.Suite, t, t.SeedFor(seed))
-	// The named tests share the submission's runtime choices, so that its
-	// module starts once for them all; a test printed as a scenario (a
-	// generated one) or one that keeps its own seed (a regression
-	// scenario, a scenario replayed) has its own, so that the scenario
-	// replays them.
-	s.random = runtimeKey(seed)
-	if t.Seed != 0 || t.Generated {
-		s.random = runtimeKey(t.SeedFor(seed))
-	}
-	if k, ok := ctx.Value(runtimeKeyKey{}).(uint64); ok {
+	// Every test shares the submission's runtime choices, so that its
+	// module starts once for them all, but a scenario that keeps its own
+	// (printed from a verdict, kept as a regression).
+	s.random = cmp.Or(t.Runtime, RuntimeKey(seed))
+	if k, ok := ctx.Value(otherRuntimeKey{}).(uint64); ok {
 		s.random = k
 	}
 	s.steps = steps
@@ -164,7 +159,7 @@ func (e *Engine) runTests(ctx context.Context, mod *sandbox.Module, s Submission
 		if r := &results[i]; r.Status != verdict.StatusPass && t.Generated && r.Scenario == "" && r.Oracle != verdict.OracleNotJudged {
 			// A later failing scenario is printed as it ran.
 			tc := *t
-			tc.Seed = t.SeedFor(s.Seed)
+			tc.Seed, tc.Runtime = t.SeedFor(s.Seed), cmp.Or(t.Runtime, RuntimeKey(s.Seed))
 			tc.Name = t.Name + ", seed " + strconv.FormatUint(s.Seed, 10)
 			r.Scenario = tc.YAML()
 		}
@@ -214,9 +209,9 @@ func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdi
 	return r
 }
 
-// runtimeKeyKey carries, in a run's context, a runtime key other than the
+// otherRuntimeKey carries, in a run's context, a runtime key other than the
 // test's (passesWithOtherChoices).
-type runtimeKeyKey struct{}
+type otherRuntimeKey struct{}
 
 // otherChoices is how many other runtime keys a failing test is tried
 // under.
@@ -237,7 +232,7 @@ const otherChoicesNote = "With other choices of the Go runtime (the order a rang
 func passesWithOtherChoices(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, failed *verdict.TestResult) (passed bool, steps int64) {
 	for k := range otherChoices {
 		key := cmp.Or(exercise.TestSeed(t.SeedFor(seed), "other runtime choices "+strconv.Itoa(k)), 1)
-		r := runTest(context.WithValue(ctx, runtimeKeyKey{}, key), newCtl, ex, t, seed, fileName)
+		r := runTest(context.WithValue(ctx, otherRuntimeKey{}, key), newCtl, ex, t, seed, fileName)
 		steps += r.Steps
 		switch {
 		case r.Oracle == verdict.OracleNotJudged:

@@ -105,11 +105,11 @@ func TestFaultOnlyBugsAreCaughtAtEverySeed(t *testing.T) {
 func TestRuntimeKeyIsTheSeeds(t *testing.T) {
 	seen := map[uint64]uint64{}
 	for seed := range uint64(1000) {
-		k := runtimeKey(seed)
+		k := RuntimeKey(seed)
 		if k == 0 {
 			t.Fatalf("seed %d gives the fixed key 0", seed)
 		}
-		if k != runtimeKey(seed) {
+		if k != RuntimeKey(seed) {
 			t.Fatalf("seed %d gives two keys", seed)
 		}
 		if other, ok := seen[k]; ok {

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/internal/text"
@@ -35,7 +36,8 @@ func shrink(ctx context.Context, newCtl func(*sim) (controller, error), ex *exer
 		return nil, 0
 	}
 	best := *t
-	best.Seed = t.SeedFor(seed) // the trials keep the test's choices whatever their name
+	// The trials keep the test's choices whatever their name.
+	best.Seed, best.Runtime = t.SeedFor(seed), cmp.Or(t.Runtime, RuntimeKey(seed))
 	trials := 0
 	try := func(c exercise.Test) bool {
 		if trials >= maxShrinkTrials || steps >= maxShrinkSteps || ctx.Err() != nil || r.Oracle == verdict.OracleNotJudged {

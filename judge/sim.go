@@ -74,7 +74,7 @@ type sim struct {
 	world    family.World
 	seed     uint64
 	picks    *rand.Rand // the workload steps' draws ("a random Pod"): the steps alone move it
-	// random is the key of the controller's random bytes (runtimeKey of
+	// random is the key of the controller's random bytes (RuntimeKey of
 	// the submission's seed): the Go runtime's choices in its process.
 	random uint64
 

@@ -53,11 +53,11 @@ const (
 	// instants (171's reference solution: 56 instances, 9 instants).
 	maxSnapshotsPerModule = 32
 	// maxRandomKeysPerModule bounds the random keys (Limits.Random) a
-	// module keeps snapshots for. The judge gives each test of a
-	// submission its own key (some 30 tests), and a module compiled once
-	// serves the submissions of its code (a reference solution's, every
-	// submission of its exercise) at the seeds they are judged with,
-	// mostly the one a server judges with. Instances under a key past the
+	// module keeps snapshots for. The judge gives a submission's tests one
+	// key (a scenario kept from a verdict may keep another), and a module
+	// compiled once serves the submissions of its code (a reference
+	// solution's, every submission of its exercise) at the seeds they are
+	// judged with, mostly the one a server judges with. Instances under a key past the
 	// bound run `_initialize`, every one, as with NoSnapshots: slower,
 	// never different. The snapshots' bytes are bounded apart
 	// (maxSnapshotBytes), and one key's share the chunks the module's

@@ -146,7 +146,7 @@ func keptScenario(ex *exercise.Exercise, v *verdict.Verdict, seed uint64) string
 			continue
 		}
 		c := *t
-		c.Seed, c.Sample = t.SeedFor(seed), false
+		c.Seed, c.Runtime, c.Sample = t.SeedFor(seed), judge.RuntimeKey(seed), false
 		if first.Shrunk != nil {
 			c.Faults = first.Shrunk.Faults
 		}

@@ -76,6 +76,9 @@ func (t *Test) YAML() string {
 	if t.Seed != 0 {
 		fmt.Fprintf(&b, "    seed: %d\n", t.Seed)
 	}
+	if t.Runtime != 0 {
+		fmt.Fprintf(&b, "    runtime: %d\n", t.Runtime)
+	}
 	if t.SkipMissing {
 		b.WriteString("    skipMissing: true\n")
 	}

@@ -120,6 +120,10 @@ type Test struct {
 	// a shrunk generated scenario pasted from a verdict fails the same
 	// way at every seed.
 	Seed uint64 `json:"seed,omitempty"`
+	// Runtime, if set, is the key of the Go runtime's choices in the
+	// learner's module (map order, select): a scenario printed from a
+	// verdict keeps the one it ran with, so that it replays them.
+	Runtime uint64 `json:"runtime,omitempty"`
 
 	Parsed []ctrl.Object `json:"-"` // Objects, parsed
 }
