@@ -197,6 +197,10 @@ func (s *sim) restart() {
 		s.ctl = nil
 	}
 	s.rec.Out.WriteString("--- controller restarted ---\n")
+	// The new process has returned no error yet: a key whose object is
+	// gone by now is never reconciled again, and its old error says
+	// nothing of the controller at rest.
+	clear(s.lastErr)
 	s.queue.Reset()
 	s.inf.Resync(s.api)
 	s.enqueueAll()
