@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"ctrljudge/judge/exercise"
@@ -51,7 +52,7 @@ func (e *Engine) Check(ctx context.Context, ex *exercise.Exercise) CheckResult {
 	if c, ok := SpaceCoverage(ex); ok {
 		r.Coverage = &c
 		if len(c.Missing) > 0 {
-			r.Problems = append(r.Problems, "input space: "+c.String()+"; never reached: "+missingWords(c.Missing))
+			r.Problems = append(r.Problems, "input space: "+c.String()+"; never reached: "+strings.Join(c.Missing, ", "))
 		}
 	}
 	for i, c := range cases {

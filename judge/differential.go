@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
@@ -188,11 +189,21 @@ type observedWrite struct {
 // is memoized, the learner's compared as it goes, so a learner that
 // writes a lot keeps nothing but a count.
 type observation struct {
-	passed bool // the run passed every other oracle
-	writes []observedWrite
-	cut    bool   // a fault fired: writes holds those made before it
-	world  string // digest of what others did to the cluster
-	end    []flatObject
+	passed   bool // the run passed every other oracle
+	writes   []observedWrite
+	requeues []observedRequeue // each call's answer, up to the cut
+	cut      bool              // a fault fired: writes holds those made before it
+	world    string            // digest of what others did to the cluster
+	end      []flatObject
+}
+
+// observedRequeue is what one call asked for when it returned: to be
+// called again after after, nothing (0), or, having returned an error,
+// the queue's backoff (failed).
+type observedRequeue struct {
+	key    string
+	after  time.Duration
+	failed bool
 }
 
 // differential follows one test run: the reference's, to be kept; or the
@@ -201,6 +212,7 @@ type differential struct {
 	s        *sim
 	free     []exercise.FreeField
 	each     bool         // compare write by write
+	requeue  bool         // compare each call's requeue decision
 	cut      bool         // a fault fired in this run: its later writes are its own
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -247,7 +259,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *e
 	}
 	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
-		each: ex.Suite.Reference.Writes != "end"}
+		each: ex.Suite.Reference.Writes != "end", requeue: ex.Suite.Reference.ComparesRequeue()}
 	switch {
 	case dc.sink != nil:
 	case dc.ref.self:
@@ -322,6 +334,49 @@ func (d *differential) seen(ev cluster.WatchEvent) {
 		}
 		d.world.Add(line)
 	}
+}
+
+// returned is the controller's hook after a call returned: up to the
+// first fault, the learner's calls meet the reference's one for one, and
+// each asks for what the reference's did.
+func (d *differential) returned(key string, n int, r *ctrl.Call) {
+	if d == nil || !d.requeue || d.cut {
+		return
+	}
+	q := observedRequeue{key: key, after: r.RequeueAfter, failed: r.HasError}
+	if d.ref == nil {
+		d.obs.requeues = append(d.obs.requeues, q)
+		return
+	}
+	i := len(d.obs.requeues)
+	d.obs.requeues = append(d.obs.requeues, q)
+	if d.mismatch == "" && i < len(d.ref.requeues) {
+		d.mismatch = compareRequeue(&d.ref.requeues[i], &q, n)
+	}
+}
+
+// compareRequeue words the difference between the reference's and the
+// learner's answer to the same call; "" when they agree, or when either
+// returned an error (the rules on errors judge those).
+func compareRequeue(ref, got *observedRequeue, n int) string {
+	if ref.failed || got.failed || ref.key != got.key || ref.after == got.after {
+		return ""
+	}
+	asked := func(q *observedRequeue) string {
+		if q.after <= 0 {
+			return "returned an empty Result, asking for no timer"
+		}
+		return "asked to be called again after " + q.after.String() + " (RequeueAfter)"
+	}
+	why := "The statement fixes how long to wait."
+	switch {
+	case got.after <= 0:
+		why = "Without that timer nothing calls your controller back: no event will come for what it is waiting on."
+	case ref.after <= 0:
+		why = "Here nothing is left to wait for, so the timer only calls your controller again for nothing."
+	}
+	return "Reconcile #" + strconv.Itoa(n) + " of " + got.key + " ended differently from the reference solution's: the reference " + asked(ref) +
+		"; yours " + asked(got) + ". " + why
 }
 
 // routine tells the kubelet's stages of a Pod the controller created

@@ -102,7 +102,9 @@ func (p *faultPlan) pin(pins *faultPins) {
 
 // faultPins are what the reruns of a test fix in its fault plan.
 type faultPins struct {
-	sure     map[verdict.Fault]int // each class's sure point
+	sure map[verdict.Fault]int // each class's sure point
+	// tried lists, for each class, the sure points its runs have had.
+	tried    map[verdict.Fault]map[int]bool
 	force    map[verdict.Fault]int // an opportunity each class fires at regardless
 	triedMid bool                  // a crash between two writes of a call was forced
 	// serverAt forces a server error at one opportunity of each kind of
@@ -112,16 +114,31 @@ type faultPins struct {
 }
 
 func newFaultPins() *faultPins {
-	return &faultPins{sure: map[verdict.Fault]int{}, force: map[verdict.Fault]int{}, serverAt: map[string]int{}}
+	return &faultPins{sure: map[verdict.Fault]int{}, tried: map[verdict.Fault]map[int]bool{}, force: map[verdict.Fault]int{}, serverAt: map[string]int{}}
 }
 
-// missed lists, in verdict.Faults order, the planned classes that had an
-// opportunity but never fired: their sure point lay beyond the last one.
-func (p *faultPlan) missed() []verdict.Fault {
-	var out []verdict.Fault
+// untried records the sure point each planned class had in this run, and
+// gives, for each class, the first place a seed could have put its sure
+// point (one of the class's first sureWithin opportunities, and one it
+// had) that no run has tried yet.
+func (p *faultPlan) untried(pins *faultPins) map[verdict.Fault]int {
+	out := map[verdict.Fault]int{}
 	for _, f := range verdict.Faults {
-		if p.planned[f] && p.fired[f] == 0 && p.chance[f] > 0 {
-			out = append(out, f)
+		if !p.planned[f] {
+			continue
+		}
+		if pins.tried[f] == nil {
+			pins.tried[f] = map[int]bool{}
+		}
+		pins.tried[f][p.sure[f]] = true
+		if p.chance[f] > faultPolicies[f].sureWithin {
+			continue // many: the drawn sure point stands
+		}
+		for k := range p.chance[f] {
+			if !pins.tried[f][k] {
+				out[f] = k
+				break
+			}
 		}
 	}
 	return out
@@ -191,22 +208,25 @@ func (p *faultPlan) classes() []verdict.Fault {
 
 // repin decides what the next run of a test that passed fixes in its
 // fault plan, drawing from the test's seed and the round, and reports
-// whether there is a next run. First, each planned class that had
-// opportunities but never fired (its sure point lay beyond the last) is
-// pinned to one of them. Then, once, a crash after a write is forced at
-// one of the points where it would have cut a call between two writes, if
-// no crash did: the intermediate state such a crash leaves is what
-// crash-after-write is for. Last, once, a server error is forced at one
-// opportunity of each kind of API call (get Deployment, list Pod, ...) that no
-// server error hit, since a controller may pass on the failure of one
-// call and swallow another's. The fault plan draws everything it drew
-// before, so the next run is the same run up to the first pinned or forced
+// whether there is a next run. First, the sure point of each planned
+// class goes, run by run, to every place a seed could put it: each of the
+// class's first sureWithin opportunities that the test gave it. A bug one
+// of those places reveals is then caught at every seed, and a class whose
+// drawn sure point lay beyond its last opportunity fires all the same.
+// Then, once, a crash after a write is forced at one of the points where
+// it would have cut a call between two writes, if no crash did: the
+// intermediate state such a crash leaves is what crash-after-write is
+// for. Last, once, a server error is forced at one opportunity of each
+// kind of API call (get Deployment, list Pod, ...) that no server error
+// hit, since a controller may pass on the failure of one call and
+// swallow another's. The fault plan draws everything it drew before, so
+// the next run is the same run up to the first pinned or forced
 // opportunity, where that class fires.
 func repin(s *sim, pins *faultPins, seed uint64, round int) bool {
 	rng := rand.New(rand.NewPCG(seed, uint64(round)+1))
-	if missed := s.faults.missed(); len(missed) > 0 {
-		for _, f := range missed {
-			pins.sure[f] = rng.IntN(s.faults.chance[f])
+	if next := s.faults.untried(pins); len(next) > 0 {
+		for f, k := range next {
+			pins.sure[f] = k
 		}
 		return true
 	}

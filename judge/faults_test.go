@@ -114,3 +114,47 @@ func TestFaultPlanPinsKeepThePrefix(t *testing.T) {
 		t.Fatalf("forced at 19: %v vs %v", got, base)
 	}
 }
+
+// Where a class has no more opportunities than its sure point's window,
+// the reruns put the sure point at each of them in turn, whatever the
+// seed drew, and then stop; where it has more, the drawn point stands.
+func TestFaultPlanSurePointsVisitEveryFewOpportunity(t *testing.T) {
+	crash, restart := verdict.FaultCrashAfter, verdict.FaultRestart
+	window := faultPolicies[crash].sureWithin
+	for seed := uint64(1); seed <= 20; seed++ {
+		pins := newFaultPins()
+		var firstFires []int
+		for round := 0; ; round++ {
+			if round > window {
+				t.Fatalf("seed %d: still rerunning after %d rounds", seed, round)
+			}
+			p := newFaultPlan(seed, []verdict.Fault{crash, restart})
+			p.pin(pins)
+			p.on = true
+			fires := -1
+			for i := range window - 1 { // a test with few crash opportunities
+				if p.maybe(crash) && fires < 0 {
+					fires = i
+				}
+			}
+			for range 10 * window { // and many restart opportunities
+				p.maybe(restart)
+			}
+			firstFires = append(firstFires, fires)
+			next := p.untried(pins)
+			if _, ok := next[restart]; ok {
+				t.Fatalf("seed %d: restart had %d opportunities, more than its window, yet is enumerated", seed, p.chance[restart])
+			}
+			k, ok := next[crash]
+			if !ok {
+				break
+			}
+			pins.sure[crash] = k
+		}
+		for i := range window - 1 {
+			if !pins.tried[crash][i] {
+				t.Errorf("seed %d: no run had its crash sure point at opportunity %d (first fires %v)", seed, i, firstFires)
+			}
+		}
+	}
+}

@@ -74,12 +74,7 @@ func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise
 	g := &family.Gen{Rng: rand.New(rand.NewPCG(x, x^0x6a09e667f3bcc909)), Ranges: s.Generate, Index: i, Turn: int(exercise.TestSeed(seed, "edges") % 4),
 		Test: &exercise.Test{Name: name, SkipMissing: true, Generated: true}, ConfigMaps: map[string]bool{}, ConfigData: map[string][]string{}}
 	f := models[s.Model].(family.Generator)
-	if k := g.Ranges.ObjectKinds; len(k) > 0 {
-		g.Force = []string{k[(i-1)%len(k)]}
-		if K := s.Generate.Scenarios; len(k) > K && i-1+K < len(k) {
-			g.Force = append(g.Force, k[i-1+K])
-		}
-	}
+	g.Force = rotation(g.Ranges.ObjectKinds, i, s.Generate.Scenarios)
 	if len(g.Ranges.PodReady) > 0 {
 		if m := g.PickOf("podReady", g.Ranges.PodReady); m != cluster.ReadySoon {
 			g.Test.PodReady = m
@@ -87,18 +82,9 @@ func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise
 	}
 	f.GenWorld(g)
 	g.Test.Objects = strings.Join(g.Docs, "\n---\n") + "\n"
-	// Scenario i of K takes the i-th kind of step first and the (i+K)-th
-	// second, as it does object kinds, so that every seed's scenarios
-	// make the first 2K kinds; the rest are drawn.
+	// The scenario's own kinds of step come first; the rest are drawn.
 	n := g.Draw("steps", g.Ranges.Steps)
-	var first []string
-	if k := g.Ranges.StepKinds; len(k) > 0 {
-		first = append(first, k[(i-1)%len(k)])
-		if K := s.Generate.Scenarios; i-1+K < len(k) {
-			first = append(first, k[i-1+K])
-		}
-	}
-	for _, kind := range first {
+	for _, kind := range rotation(g.Ranges.StepKinds, i, s.Generate.Scenarios) {
 		if len(g.Test.Steps) < n {
 			f.GenStep(g, kind)
 		}
@@ -127,6 +113,20 @@ func drawScenario(s *exercise.Suite, i int, name string, seed uint64) (*exercise
 		panic("generated scenario " + name + " does not parse: " + err.Error() + "\n" + g.Test.YAML())
 	}
 	return g.Test, g.Reached
+}
+
+// rotation gives scenario i of K its own kinds (of object or of step):
+// the i-th of the list, wrapping round, and the (i+K)-th where there is
+// one, so that every seed's K scenarios make the first 2K kinds.
+func rotation(kinds []string, i, K int) []string {
+	if len(kinds) == 0 {
+		return nil
+	}
+	out := []string{kinds[(i-1)%len(kinds)]}
+	if i-1+K < len(kinds) {
+		out = append(out, kinds[i-1+K])
+	}
+	return out
 }
 
 // generatedTests are a submission's K scenarios, or the one named only.

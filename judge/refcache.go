@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"time"
 
 	"ctrljudge/judge/ctrl"
 )
@@ -24,16 +25,22 @@ const referenceDir = "reference-2"
 // The observation as stored: exported mirrors of its parts.
 type (
 	storedObservation struct {
-		Key    string
-		Passed bool
-		Writes []storedWrite
-		Cut    bool
-		World  string
-		End    []storedObject
+		Key      string
+		Passed   bool
+		Writes   []storedWrite
+		Requeues []storedRequeue
+		Cut      bool
+		World    string
+		End      []storedObject
 	}
 	storedWrite struct {
 		Verb string
 		Obj  storedObject
+	}
+	storedRequeue struct {
+		Key    string
+		After  time.Duration
+		Failed bool
 	}
 	storedObject struct {
 		Kind      ctrl.Kind
@@ -89,6 +96,9 @@ func (e *Engine) loadReference(key string) (*observation, bool) {
 	for i := range s.Writes {
 		o.writes = append(o.writes, observedWrite{verb: s.Writes[i].Verb, obj: s.Writes[i].Obj.flat()})
 	}
+	for _, q := range s.Requeues {
+		o.requeues = append(o.requeues, observedRequeue{key: q.Key, after: q.After, failed: q.Failed})
+	}
 	for i := range s.End {
 		o.end = append(o.end, s.End[i].flat())
 	}
@@ -105,6 +115,9 @@ func (e *Engine) saveReference(key string, o *observation) {
 	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut}
 	for i := range o.writes {
 		s.Writes = append(s.Writes, storedWrite{Verb: o.writes[i].verb, Obj: storeObject(&o.writes[i].obj)})
+	}
+	for _, q := range o.requeues {
+		s.Requeues = append(s.Requeues, storedRequeue{Key: q.key, After: q.after, Failed: q.failed})
 	}
 	for i := range o.end {
 		s.End = append(s.End, storeObject(&o.end[i]))

@@ -24,6 +24,11 @@ const (
 	MaxJudgeTime = 10 * time.Minute
 )
 
+// maxReruns bounds the reruns of a test that passed: the sure points of
+// its classes take at most sureWithin-1 (3) more runs, the aimed crash
+// and server errors one each.
+const maxReruns = 5
+
 // runTest runs one test: seed the cluster, start the controller, apply the
 // workload with faults, then a quiet phase, then the oracles.
 func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string) verdict.TestResult {
@@ -33,11 +38,11 @@ func runTest(ctx context.Context, newCtl func(*sim) (controller, error), ex *exe
 	// One budget for all the test's runs, so that no test costs more.
 	steps := &sandbox.StepBudget{Max: MaxStepsPerTest}
 	s := playTest(ctx, newCtl, ex, t, seed, fileName, nil, steps)
-	// Seed-independent detection: a test that passed although a planned
-	// class never fired where it could runs again with the class pinned
-	// to an opportunity it had (see repin).
+	// Seed-independent detection: a test that passed runs again with each
+	// planned class's sure point at every place a seed could put it, then
+	// with a crash and server errors aimed where none fell (see repin).
 	pins := newFaultPins()
-	for round := 0; s.fail == nil && round <= len(t.Faults) && repin(s, pins, t.SeedFor(seed), round); round++ {
+	for round := 0; s.fail == nil && round < maxReruns && repin(s, pins, t.SeedFor(seed), round); round++ {
 		s = playTest(ctx, newCtl, ex, t, seed, fileName, pins, steps)
 	}
 	res := s.result(ex, t, seed)
@@ -69,9 +74,6 @@ func playOnce(ctx context.Context, newCtl func(*sim) (controller, error), ex *ex
 	// module starts once for them all, but a scenario that keeps its own
 	// (printed from a verdict, kept as a regression).
 	s.random = cmp.Or(t.Runtime, RuntimeKey(seed))
-	if k, ok := ctx.Value(otherRuntimeKey{}).(uint64); ok {
-		s.random = k
-	}
 	s.steps = steps
 	s.whole = whole
 	s.fileName = fileName
@@ -209,10 +211,6 @@ func (s *sim) result(ex *exercise.Exercise, t *exercise.Test, seed uint64) verdi
 	return r
 }
 
-// otherRuntimeKey carries, in a run's context, a runtime key other than the
-// test's (passesWithOtherChoices).
-type otherRuntimeKey struct{}
-
 // otherChoices is how many other runtime keys a failing test is tried
 // under.
 const otherChoices = 2
@@ -232,7 +230,9 @@ const otherChoicesNote = "With other choices of the Go runtime (the order a rang
 func passesWithOtherChoices(ctx context.Context, newCtl func(*sim) (controller, error), ex *exercise.Exercise, t *exercise.Test, seed uint64, fileName string, failed *verdict.TestResult) (passed bool, steps int64) {
 	for k := range otherChoices {
 		key := cmp.Or(exercise.TestSeed(t.SeedFor(seed), "other runtime choices "+strconv.Itoa(k)), 1)
-		r := runTest(context.WithValue(ctx, otherRuntimeKey{}, key), newCtl, ex, t, seed, fileName)
+		other := *t
+		other.Runtime = key
+		r := runTest(ctx, newCtl, ex, &other, seed, fileName)
 		steps += r.Steps
 		switch {
 		case r.Oracle == verdict.OracleNotJudged:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/family"
@@ -123,5 +122,3 @@ func SpaceCoverage(ex *exercise.Exercise) (Coverage, bool) {
 	return c, true
 }
 
-// missingWords lists points for a message.
-func missingWords(ps []string) string { return strings.Join(ps, ", ") }

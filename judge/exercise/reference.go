@@ -19,7 +19,15 @@ type Reference struct {
 	// "end": the statement leaves the order of writes free, and only the
 	// objects left at the end are compared.
 	Writes string `json:"writes,omitempty"`
+	// Requeue is "each" (the default where writes are compared each): up
+	// to the first fault, every call that returned no error must ask for
+	// what the reference's did, an empty Result or the same RequeueAfter;
+	// or "free": the statement leaves the timer to the learner.
+	Requeue string `json:"requeue,omitempty"`
 }
+
+// ComparesRequeue says whether the requeue decisions are compared.
+func (r *Reference) ComparesRequeue() bool { return r.Writes != "end" && r.Requeue != "free" }
 
 // FreeField is one parsed Reference.Free entry.
 type FreeField struct {
@@ -32,6 +40,11 @@ func ParseReference(r *Reference) ([]FreeField, error) {
 	case "", "each", "end":
 	default:
 		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
+	}
+	switch r.Requeue {
+	case "", "each", "free":
+	default:
+		return nil, fmt.Errorf("reference.requeue: %q is neither each nor free", r.Requeue)
 	}
 	var out []FreeField
 	for _, f := range r.Free {

@@ -103,7 +103,8 @@ func drawData(g *family.Gen) []string {
 	return kv
 }
 
-// pickValue draws a short value.
+// pickValue draws a short value. Its point is quoted (PickOf's is not),
+// so that the empty value shows as "".
 func pickValue(g *family.Gen) string {
 	v := g.Pick(dataValues[:len(dataValues)-1])
 	g.Hit("data-value=" + strconv.Quote(v))
