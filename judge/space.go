@@ -121,4 +121,3 @@ func SpaceCoverage(ex *exercise.Exercise) (Coverage, bool) {
 	}
 	return c, true
 }
-
