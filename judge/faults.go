@@ -117,6 +117,18 @@ func newFaultPins() *faultPins {
 	return &faultPins{sure: map[verdict.Fault]int{}, tried: map[verdict.Fault]map[int]bool{}, force: map[verdict.Fault]int{}, serverAt: map[string]int{}}
 }
 
+// missed lists, in verdict.Faults order, the planned classes that had an
+// opportunity but never fired: their sure point lay beyond the last one.
+func (p *faultPlan) missed() []verdict.Fault {
+	var out []verdict.Fault
+	for _, f := range verdict.Faults {
+		if p.planned[f] && p.fired[f] == 0 && p.chance[f] > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // untried records the sure point each planned class had in this run, and
 // gives, for each class, the first place a seed could have put its sure
 // point (one of the class's first sureWithin opportunities, and one it
