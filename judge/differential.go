@@ -118,11 +118,12 @@ func flatten(o ctrl.Object, m family.Family, api *cluster.APIServer, free []exer
 		add(strconv.FormatBool(r.BlockOwnerDeletion), append(at, "blockOwnerDeletion")...)
 	}
 	if st, ok := tree["status"].(map[string]any); ok {
-		if _, ok := st["observedGeneration"]; ok {
-			d, _ := o.(*ctrl.Deployment)
+		if g, ok := st["observedGeneration"]; ok {
 			delete(st, "observedGeneration")
-			if d != nil {
-				add(relativeGeneration(d.Status.ObservedGeneration-d.Generation), "status", "observedGeneration")
+			if n, ok := g.(json.Number); ok {
+				if og, err := n.Int64(); err == nil {
+					add(relativeGeneration(og-meta.Generation), "status", "observedGeneration")
+				}
 			}
 		}
 	}
@@ -193,6 +194,9 @@ type observation struct {
 	cut    bool   // a fault fired: writes holds those made before it
 	world  string // digest of what others did to the cluster
 	end    []flatObject
+	// results are what each call returned, in order, before the first
+	// fault ("chat: RequeueAfter 30s"), where the exercise compares them.
+	results []string
 }
 
 // differential follows one test run: the reference's, to be kept; or the
@@ -201,6 +205,8 @@ type differential struct {
 	s        *sim
 	free     []exercise.FreeField
 	each     bool         // compare write by write
+	results  bool         // compare each call's result too
+	calls    int          // calls that returned so far
 	cut      bool         // a fault fired in this run: its later writes are its own
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -247,7 +253,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *e
 	}
 	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
-		each: ex.Suite.Reference.Writes != "end"}
+		each: ex.Suite.Reference.Writes != "end", results: ex.Suite.Reference.Results == "each"}
 	switch {
 	case dc.sink != nil:
 	case dc.ref.self:
@@ -322,6 +328,49 @@ func (d *differential) seen(ev cluster.WatchEvent) {
 		}
 		d.world.Add(line)
 	}
+}
+
+// returned takes what a call of the controller returned, where the
+// exercise compares results: the reference's are kept, the learner's
+// compared with them one by one, up to the first fault of either run.
+func (d *differential) returned(key string, r *ctrl.Call) {
+	if d == nil || !d.results || d.cut {
+		return
+	}
+	d.calls++
+	got := key + ": " + resultWords(r)
+	switch {
+	case d.ref == nil:
+		d.obs.results = append(d.obs.results, got)
+	case d.mismatch != "":
+	case d.calls > len(d.ref.results):
+		if !d.ref.cut {
+			d.mismatch = "Your reconcile #" + strconv.Itoa(d.calls) + " (of " + key + ") returned " + resultWords(r) +
+				"; the reference solution returned from only " + text.Plural(len(d.ref.results), "call") + " in this test."
+		}
+	case d.ref.results[d.calls-1] != got:
+		want := d.ref.results[d.calls-1]
+		_, w, _ := strings.Cut(want, ": ")
+		if rk, _, _ := strings.Cut(want, ": "); rk != key {
+			w += " (to " + rk + ")"
+		}
+		d.mismatch = "Your reconcile #" + strconv.Itoa(d.calls) + " (of " + key + ") returned " + resultWords(r) +
+			"; the reference solution's returned " + w + ". The statement says exactly when a call returns an error, " +
+			"and when it asks to be called again and after how long."
+	}
+}
+
+// resultWords says what a call returned, for the comparison and its
+// message: the error's text is the learner's to word, so only that
+// there was one counts.
+func resultWords(r *ctrl.Call) string {
+	switch {
+	case r.HasError:
+		return "an error"
+	case r.RequeueAfter > 0:
+		return "ctrl.Result{RequeueAfter: " + r.RequeueAfter.String() + "}"
+	}
+	return "an empty ctrl.Result and no error"
 }
 
 // routine tells the kubelet's stages of a Pod the controller created

@@ -30,6 +30,8 @@ type (
 		Cut    bool
 		World  string
 		End    []storedObject
+		// Results are the calls' results, where the exercise compares them.
+		Results []string `json:",omitempty"`
 	}
 	storedWrite struct {
 		Verb string
@@ -85,7 +87,7 @@ func (e *Engine) loadReference(key string) (*observation, bool) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Key != key {
 		return nil, false
 	}
-	o := &observation{passed: s.Passed, world: s.World, cut: s.Cut}
+	o := &observation{passed: s.Passed, world: s.World, cut: s.Cut, results: s.Results}
 	for i := range s.Writes {
 		o.writes = append(o.writes, observedWrite{verb: s.Writes[i].Verb, obj: s.Writes[i].Obj.flat()})
 	}
@@ -102,7 +104,7 @@ func (e *Engine) saveReference(key string, o *observation) {
 	if path == "" {
 		return
 	}
-	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut}
+	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut, Results: o.results}
 	for i := range o.writes {
 		s.Writes = append(s.Writes, storedWrite{Verb: o.writes[i].verb, Obj: storeObject(&o.writes[i].obj)})
 	}

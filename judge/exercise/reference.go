@@ -19,6 +19,12 @@ type Reference struct {
 	// "end": the statement leaves the order of writes free, and only the
 	// objects left at the end are compared.
 	Writes string `json:"writes,omitempty"`
+	// Results is "" (the default): what each call returns is the
+	// learner's, within the rules; or "each": the statement says exactly
+	// when a call returns an error and when it asks to be called again,
+	// and after how long, so each call's result must be the reference's,
+	// in order, up to the first fault of either run, as writes are.
+	Results string `json:"results,omitempty"`
 }
 
 // FreeField is one parsed Reference.Free entry.
@@ -32,6 +38,11 @@ func ParseReference(r *Reference) ([]FreeField, error) {
 	case "", "each", "end":
 	default:
 		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
+	}
+	switch r.Results {
+	case "", "each":
+	default:
+		return nil, fmt.Errorf("reference.results: %q is not each", r.Results)
 	}
 	var out []FreeField
 	for _, f := range r.Free {
