@@ -62,6 +62,10 @@ type World struct {
 	// idle) or "never" (Running, Ready only when a test's ready step
 	// says so). A test may say otherwise for itself.
 	PodReady string `json:"podReady"`
+	// StepGap is the virtual time that passes before each workload step,
+	// once the controller has settled: people act a while apart, so that
+	// what a controller stamps with the time shows when it was written.
+	StepGap Duration `json:"stepGap,omitempty"`
 }
 
 // Rules are the promises an exercise's statement makes about every
