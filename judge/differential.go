@@ -345,7 +345,7 @@ func (d *differential) returned(key string, r *ctrl.Call) {
 	case d.mismatch != "":
 	case d.calls > len(d.ref.results):
 		if !d.ref.cut {
-			d.mismatch = "Your reconcile #" + strconv.Itoa(d.calls) + " (of " + key + ") returned " + resultWords(r) +
+			d.mismatch = "Your reconcile #" + strconv.Itoa(d.s.host.n) + " (of " + key + ") returned " + resultWords(r) +
 				"; the reference solution returned from only " + text.Plural(len(d.ref.results), "call") + " in this test."
 		}
 	case d.ref.results[d.calls-1] != got:
@@ -354,7 +354,7 @@ func (d *differential) returned(key string, r *ctrl.Call) {
 		if rk, _, _ := strings.Cut(want, ": "); rk != key {
 			w += " (to " + rk + ")"
 		}
-		d.mismatch = "Your reconcile #" + strconv.Itoa(d.calls) + " (of " + key + ") returned " + resultWords(r) +
+		d.mismatch = "Your reconcile #" + strconv.Itoa(d.s.host.n) + " (of " + key + ") returned " + resultWords(r) +
 			"; the reference solution's returned " + w + ". The statement says exactly when a call returns an error, " +
 			"and when it asks to be called again and after how long."
 	}

@@ -306,7 +306,8 @@ func TestStoredObservationsKeepEveryField(t *testing.T) {
 	e := &Engine{cacheDir: t.TempDir()}
 	obj := flatObject{kind: ctrl.KindPod, ns: "shop", name: "web-0a", generated: true, words: "Pod web-0a",
 		fields: []field{{[]string{"spec", "image"}, "web:v1"}}}
-	o := &observation{passed: true, writes: []observedWrite{{"created", obj}}, cut: true, world: "digest", end: []flatObject{obj}}
+	o := &observation{passed: true, writes: []observedWrite{{"created", obj}}, cut: true, world: "digest", end: []flatObject{obj},
+		results: []string{"shop/chat: ctrl.Result{RequeueAfter: 30s}"}}
 	v := reflect.ValueOf(*o)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

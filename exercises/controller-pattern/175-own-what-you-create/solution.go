@@ -57,9 +57,6 @@ func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Resul
 		// Change the two fields the App decides, keep everything else
 		// (others' labels, annotations, the rest of the template).
 		d.Spec.Replicas = app.Spec.Replicas
-		if len(d.Spec.Template.Spec.Containers) == 0 {
-			d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
-		}
 		d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
 		return ctrl.Result{}, c.Update(ctx, &d)
 	}
