@@ -23,7 +23,7 @@ import (
 
 // EngineVersion is recorded with every verdict; bump it when a change can
 // alter verdicts, and say what changed in ENGINES.md.
-const EngineVersion = "ctrljudge-19"
+const EngineVersion = "ctrljudge-20"
 
 // DefaultSeed is used when a submission names none.
 const DefaultSeed uint64 = 1
