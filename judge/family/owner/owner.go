@@ -160,6 +160,10 @@ func checkDeployment(w family.World, wr *family.Write, d *ctrl.Deployment) strin
 			return ""
 		}
 		if a == nil {
+			if ref := ctrl.GetControllerOf(before); ref != nil && ref.Kind == string(ctrl.KindApp) {
+				return "Your controller updated Deployment " + d.Name + " for App " + ref.Name + ". An App's Deployment has exactly " +
+					"the App's name: this one is no App's to keep, and App " + ref.Name + " should never have made it."
+			}
 			return "Your controller updated Deployment " + d.Name + ", but there is no App " + d.Name + " in namespace " + d.Namespace +
 				" that it could belong to: it is someone else's."
 		}
