@@ -270,3 +270,28 @@ func TestStepGapMovesTheClock(t *testing.T) {
 		}
 	}
 }
+
+// A chapter lists its exercises in their own order, not by number: 175,
+// written last, is the course's first; the catalog's list stays by number.
+func TestChaptersKeepTheirExercisesOrder(t *testing.T) {
+	c := catalog(t)
+	var got []string
+	for _, ch := range c.Chapters {
+		var ids []string
+		for _, e := range ch.Exercises {
+			ids = append(ids, e.ID())
+		}
+		got = append(got, ch.Slug+": "+strings.Join(ids, " "))
+	}
+	want := []string{"controller-pattern: 175 171 174", "status-and-finalizers: 172 173"}
+	if !slices.Equal(got, want) {
+		t.Errorf("chapters %q, want %q", got, want)
+	}
+	var all []string
+	for _, e := range c.Exercises {
+		all = append(all, e.ID())
+	}
+	if strings.Join(all, " ") != "171 172 173 174 175" {
+		t.Errorf("the catalog lists %v, want them by number", all)
+	}
+}
