@@ -261,7 +261,7 @@ func (s *sim) reconcile(key string) {
 		s.failf(verdict.OracleRuntime, "Reconcile returned without reporting a result to the judge.")
 	} else if s.brokeRules(key, r) {
 		return
-	} else if s.diff.returned(key, h.n, r); r.HasError {
+	} else if s.diff.returned(key, r); r.HasError {
 		s.lastErr[key] = text.Clip(r.Text, text.MaxErrorText)
 		d := s.queue.AddRateLimited(key, s.clock.Now)
 		s.rec.Logf("controller", "returned error: ", text.Clip(r.Text, text.MaxTraceText), " (retry in ", d.String(), ")")

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
@@ -119,11 +118,12 @@ func flatten(o ctrl.Object, m family.Family, api *cluster.APIServer, free []exer
 		add(strconv.FormatBool(r.BlockOwnerDeletion), append(at, "blockOwnerDeletion")...)
 	}
 	if st, ok := tree["status"].(map[string]any); ok {
-		if _, ok := st["observedGeneration"]; ok {
-			d, _ := o.(*ctrl.Deployment)
+		if g, ok := st["observedGeneration"]; ok {
 			delete(st, "observedGeneration")
-			if d != nil {
-				add(relativeGeneration(d.Status.ObservedGeneration-d.Generation), "status", "observedGeneration")
+			if n, ok := g.(json.Number); ok {
+				if og, err := n.Int64(); err == nil {
+					add(relativeGeneration(og-meta.Generation), "status", "observedGeneration")
+				}
 			}
 		}
 	}
@@ -189,21 +189,14 @@ type observedWrite struct {
 // is memoized, the learner's compared as it goes, so a learner that
 // writes a lot keeps nothing but a count.
 type observation struct {
-	passed   bool // the run passed every other oracle
-	writes   []observedWrite
-	requeues []observedRequeue // each call's answer, up to the cut
-	cut      bool              // a fault fired: writes holds those made before it
-	world    string            // digest of what others did to the cluster
-	end      []flatObject
-}
-
-// observedRequeue is what one call asked for when it returned: to be
-// called again after after, nothing (0), or, having returned an error,
-// the queue's backoff (failed).
-type observedRequeue struct {
-	key    string
-	after  time.Duration
-	failed bool
+	passed bool // the run passed every other oracle
+	writes []observedWrite
+	cut    bool   // a fault fired: writes holds those made before it
+	world  string // digest of what others did to the cluster
+	end    []flatObject
+	// results are what each call returned, in order, before the first
+	// fault ("chat: RequeueAfter 30s"), where the exercise compares them.
+	results []string
 }
 
 // differential follows one test run: the reference's, to be kept; or the
@@ -212,7 +205,8 @@ type differential struct {
 	s        *sim
 	free     []exercise.FreeField
 	each     bool         // compare write by write
-	requeue  bool         // compare each call's requeue decision
+	results  bool         // compare each call's result too
+	calls    int          // calls that returned so far
 	cut      bool         // a fault fired in this run: its later writes are its own
 	ref      *observation // nil while recording the reference
 	sink     func(*observation)
@@ -259,7 +253,7 @@ func (s *sim) startDifferential(ctx context.Context, ex *exercise.Exercise, t *e
 	}
 	free, _ := exercise.ParseReference(&ex.Suite.Reference) // validated by ParseSuite
 	d := &differential{s: s, free: free, sink: dc.sink, made: map[string]bool{}, ready: map[string]bool{},
-		each: ex.Suite.Reference.Writes != "end", requeue: ex.Suite.Reference.ComparesRequeue()}
+		each: ex.Suite.Reference.Writes != "end", results: ex.Suite.Reference.Results == "each"}
 	switch {
 	case dc.sink != nil:
 	case dc.ref.self:
@@ -336,47 +330,47 @@ func (d *differential) seen(ev cluster.WatchEvent) {
 	}
 }
 
-// returned is the controller's hook after a call returned: up to the
-// first fault, the learner's calls meet the reference's one for one, and
-// each asks for what the reference's did.
-func (d *differential) returned(key string, n int, r *ctrl.Call) {
-	if d == nil || !d.requeue || d.cut {
+// returned takes what a call of the controller returned, where the
+// exercise compares results: the reference's are kept, the learner's
+// compared with them one by one, up to the first fault of either run.
+func (d *differential) returned(key string, r *ctrl.Call) {
+	if d == nil || !d.results || d.cut {
 		return
 	}
-	q := observedRequeue{key: key, after: r.RequeueAfter, failed: r.HasError}
-	if d.ref == nil {
-		d.obs.requeues = append(d.obs.requeues, q)
-		return
-	}
-	i := len(d.obs.requeues)
-	d.obs.requeues = append(d.obs.requeues, q)
-	if d.mismatch == "" && i < len(d.ref.requeues) {
-		d.mismatch = compareRequeue(&d.ref.requeues[i], &q, n)
+	d.calls++
+	got := key + ": " + resultWords(r)
+	switch {
+	case d.ref == nil:
+		d.obs.results = append(d.obs.results, got)
+	case d.mismatch != "":
+	case d.calls > len(d.ref.results):
+		if !d.ref.cut {
+			d.mismatch = "Your reconcile #" + strconv.Itoa(d.s.host.n) + " (of " + key + ") returned " + resultWords(r) +
+				"; the reference solution returned from only " + text.Plural(len(d.ref.results), "call") + " in this test."
+		}
+	case d.ref.results[d.calls-1] != got:
+		want := d.ref.results[d.calls-1]
+		_, w, _ := strings.Cut(want, ": ")
+		if rk, _, _ := strings.Cut(want, ": "); rk != key {
+			w += " (to " + rk + ")"
+		}
+		d.mismatch = "Your reconcile #" + strconv.Itoa(d.s.host.n) + " (of " + key + ") returned " + resultWords(r) +
+			"; the reference solution's returned " + w + ". The statement says exactly when a call returns an error, " +
+			"and when it asks to be called again and after how long."
 	}
 }
 
-// compareRequeue words the difference between the reference's and the
-// learner's answer to the same call; "" when they agree, or when either
-// returned an error (the rules on errors judge those).
-func compareRequeue(ref, got *observedRequeue, n int) string {
-	if ref.failed || got.failed || ref.key != got.key || ref.after == got.after {
-		return ""
-	}
-	asked := func(q *observedRequeue) string {
-		if q.after <= 0 {
-			return "returned an empty Result, asking for no timer"
-		}
-		return "asked to be called again after " + q.after.String() + " (RequeueAfter)"
-	}
-	why := "The statement fixes how long to wait."
+// resultWords says what a call returned, for the comparison and its
+// message: the error's text is the learner's to word, so only that
+// there was one counts.
+func resultWords(r *ctrl.Call) string {
 	switch {
-	case got.after <= 0:
-		why = "Without that timer nothing calls your controller back: no event will come for what it is waiting on."
-	case ref.after <= 0:
-		why = "Here nothing is left to wait for, so the timer only calls your controller again for nothing."
+	case r.HasError:
+		return "an error"
+	case r.RequeueAfter > 0:
+		return "ctrl.Result{RequeueAfter: " + r.RequeueAfter.String() + "}"
 	}
-	return "Reconcile #" + strconv.Itoa(n) + " of " + got.key + " ended differently from the reference solution's: the reference " + asked(ref) +
-		"; yours " + asked(got) + ". " + why
+	return "an empty ctrl.Result and no error"
 }
 
 // routine tells the kubelet's stages of a Pod the controller created

@@ -4,6 +4,7 @@ import (
 	"ctrljudge/judge/family"
 	"ctrljudge/judge/family/confighash"
 	"ctrljudge/judge/family/deployment"
+	"ctrljudge/judge/family/owner"
 	"ctrljudge/judge/family/registry"
 	"ctrljudge/judge/family/status"
 )
@@ -15,4 +16,5 @@ var models = map[string]family.Family{
 	"deployment-status": status.Family{},
 	"registry":          registry.Family{},
 	"confighash":        confighash.Family{},
+	"owner":             owner.Family{},
 }

@@ -38,7 +38,7 @@ func (s *sim) writeOracles() interceptor {
 				return ctrl.Reply{}, errStop
 			}
 		}
-		if msg, v := s.model.CheckWrite(s.world, &family.Write{Verb: w.verb, Object: w.after, Before: w.before}); msg != "" {
+		if msg, v := s.model.CheckWrite(s.world, &family.Write{Verb: w.verb, Object: w.after, Before: w.before, Now: s.clock.Time()}); msg != "" {
 			s.violated(msg, v)
 			return ctrl.Reply{}, errStop
 		}

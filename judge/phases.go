@@ -32,6 +32,9 @@ func (s *sim) play(t *exercise.Test) {
 	max := s.suite.World.MaxReconciles
 	s.runUntilIdle(max, "while the controller set up the initial state")
 	for i := 0; i < len(t.Steps) && s.fail == nil; i++ {
+		if gap := time.Duration(s.suite.World.StepGap); gap > 0 {
+			s.clock.AdvanceTo(s.clock.Now + gap)
+		}
 		s.landMeanwhile("", "", "", i)
 		s.applyStep(&t.Steps[i])
 		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"time"
 
 	"ctrljudge/judge/ctrl"
 )
@@ -25,22 +24,18 @@ const referenceDir = "reference-2"
 // The observation as stored: exported mirrors of its parts.
 type (
 	storedObservation struct {
-		Key      string
-		Passed   bool
-		Writes   []storedWrite
-		Requeues []storedRequeue
-		Cut      bool
-		World    string
-		End      []storedObject
+		Key    string
+		Passed bool
+		Writes []storedWrite
+		Cut    bool
+		World  string
+		End    []storedObject
+		// Results are the calls' results, where the exercise compares them.
+		Results []string `json:",omitempty"`
 	}
 	storedWrite struct {
 		Verb string
 		Obj  storedObject
-	}
-	storedRequeue struct {
-		Key    string
-		After  time.Duration
-		Failed bool
 	}
 	storedObject struct {
 		Kind      ctrl.Kind
@@ -92,12 +87,9 @@ func (e *Engine) loadReference(key string) (*observation, bool) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Key != key {
 		return nil, false
 	}
-	o := &observation{passed: s.Passed, world: s.World, cut: s.Cut}
+	o := &observation{passed: s.Passed, world: s.World, cut: s.Cut, results: s.Results}
 	for i := range s.Writes {
 		o.writes = append(o.writes, observedWrite{verb: s.Writes[i].Verb, obj: s.Writes[i].Obj.flat()})
-	}
-	for _, q := range s.Requeues {
-		o.requeues = append(o.requeues, observedRequeue{key: q.Key, after: q.After, failed: q.Failed})
 	}
 	for i := range s.End {
 		o.end = append(o.end, s.End[i].flat())
@@ -112,12 +104,9 @@ func (e *Engine) saveReference(key string, o *observation) {
 	if path == "" {
 		return
 	}
-	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut}
+	s := storedObservation{Key: key, Passed: o.passed, World: o.world, Cut: o.cut, Results: o.results}
 	for i := range o.writes {
 		s.Writes = append(s.Writes, storedWrite{Verb: o.writes[i].verb, Obj: storeObject(&o.writes[i].obj)})
-	}
-	for _, q := range o.requeues {
-		s.Requeues = append(s.Requeues, storedRequeue{Key: q.key, After: q.after, Failed: q.failed})
 	}
 	for i := range o.end {
 		s.End = append(s.End, storeObject(&o.end[i]))

@@ -51,7 +51,11 @@ func inputSpace(gb *exercise.Generate, model string) []string {
 			r   exercise.Range
 		}{"faults", exercise.Range{0, k}})
 	}
+	drawn, some := models[model].(family.Ranger)
 	for _, x := range ranges {
+		if some && x.dim != "steps" && x.dim != "faults" && !slices.Contains(drawn.Ranges(), x.dim) {
+			continue
+		}
 		lo, hi := x.r[0], max(x.r[0], x.r[1])
 		out = append(out, family.RangePoint(x.dim, x.r, lo))
 		if hi > lo {

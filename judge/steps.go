@@ -125,11 +125,13 @@ func (s *sim) patch(ref string, p map[string]any) bool {
 	return true
 }
 
-// edit is a meanwhile step's patch, waiting for its moment.
+// edit is a meanwhile step's patch, or its object to apply, waiting for
+// its moment.
 type lateEdit struct {
 	ref   string // Kind/name
 	patch map[string]any
-	step  int // the step that armed it
+	obj   ctrl.Object // meanwhileApply's, instead of a patch
+	step  int         // the step that armed it
 }
 
 // meanwhileEdits lands the test's edits waiting for a write to an object
@@ -162,7 +164,13 @@ func (s *sim) landMeanwhile(kind ctrl.Kind, ns, name string, i int) {
 			continue
 		}
 		s.withActor("user", func() {
-			if s.patch(e.ref, e.patch) && kind != "" {
+			landed := false
+			if e.obj != nil {
+				landed = s.applyObject(e.obj, false)
+			} else {
+				landed = s.patch(e.ref, e.patch)
+			}
+			if landed && kind != "" {
 				s.rec.Logf("user", "(that edit landed while your controller was busy, just before its write to ", e.ref, ")")
 			}
 		})
@@ -176,30 +184,19 @@ func (s *sim) applyStep(st *exercise.Step) {
 		switch {
 		case st.Apply != "":
 			for _, o := range st.Parsed {
-				m := o.GetObjectMeta()
-				if st.Recreate && !s.recreate(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name) {
+				if !s.applyObject(o, st.Recreate) {
 					return
 				}
-				o = resolveOwners(o, s.api)
-				m = o.GetObjectMeta()
-				if cur := s.api.Get(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); cur != nil {
-					o = ctrl.DeepCopy(o)
-					o.GetObjectMeta().ResourceVersion = ""
-					// Like kubectl apply: finalizers that controllers added
-					// stay unless the manifest names its own.
-					if o.GetObjectMeta().Finalizers == nil {
-						o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
-					}
-					s.api.Update(o, false)
-					s.rec.Logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
-				} else {
-					if err := s.seedObject(o); err != nil {
-						s.failf(verdict.OracleSetup, "The test's step creates an invalid object: "+err.Message)
-						return
-					}
-					s.rec.Logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
-				}
 			}
+		case st.MeanwhileApply != "":
+			var refs []string
+			for _, o := range st.Parsed {
+				m := o.GetObjectMeta()
+				ref := string(o.GetObjectKind()) + "/" + cluster.OrDefault(m.Namespace) + "/" + m.Name
+				s.meanwhile = append(s.meanwhile, lateEdit{ref: ref, obj: o, step: s.stepN})
+				refs = append(refs, string(o.GetObjectKind())+" "+m.Name)
+			}
+			s.rec.Logf("user", "will apply ", strings.Join(refs, ", "), " while your controller is busy")
 		case st.Patch != nil:
 			for _, ref := range text.SortedKeys(st.Patch) {
 				if !s.patch(ref, st.Patch[ref]) {
@@ -208,7 +205,7 @@ func (s *sim) applyStep(st *exercise.Step) {
 			}
 		case st.Meanwhile != nil:
 			for _, ref := range text.SortedKeys(st.Meanwhile) {
-				s.meanwhile = append(s.meanwhile, lateEdit{ref, st.Meanwhile[ref], s.stepN})
+				s.meanwhile = append(s.meanwhile, lateEdit{ref: ref, patch: st.Meanwhile[ref], step: s.stepN})
 			}
 			s.rec.Logf("user", "will edit ", strings.Join(text.SortedKeys(st.Meanwhile), ", "), " while your controller is busy")
 		case st.Release != nil:
@@ -284,6 +281,36 @@ func (s *sim) applyStep(st *exercise.Step) {
 	s.Sample(verdict.MarkUser)
 }
 
+// applyObject creates o, or replaces the stored one's spec and metadata,
+// as kubectl apply does; with recreate, it deletes the stored one first.
+// False: the test cannot go on.
+func (s *sim) applyObject(o ctrl.Object, recreate bool) bool {
+	m := o.GetObjectMeta()
+	if recreate && !s.recreate(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name) {
+		return false
+	}
+	o = resolveOwners(o, s.api)
+	m = o.GetObjectMeta()
+	if cur := s.api.Get(o.GetObjectKind(), cluster.OrDefault(m.Namespace), m.Name); cur != nil {
+		o = ctrl.DeepCopy(o)
+		o.GetObjectMeta().ResourceVersion = ""
+		// Like kubectl apply: finalizers that controllers added
+		// stay unless the manifest names its own.
+		if o.GetObjectMeta().Finalizers == nil {
+			o.GetObjectMeta().Finalizers = cur.GetObjectMeta().Finalizers
+		}
+		s.api.Update(o, false)
+		s.rec.Logf("user", "updated ", string(o.GetObjectKind()), " ", m.Name)
+		return true
+	}
+	if err := s.seedObject(o); err != nil {
+		s.failf(verdict.OracleSetup, "The test's step creates an invalid object: "+err.Message)
+		return false
+	}
+	s.rec.Logf("user", "created ", string(o.GetObjectKind()), " ", m.Name)
+	return true
+}
+
 // recreate deletes an object a recreate step creates again, and holds the
 // garbage collector back until the controller's next call, as a real
 // one, working in the background, may not have reached the old object's
@@ -330,7 +357,7 @@ func resolveOwners(o ctrl.Object, api *cluster.APIServer) ctrl.Object {
 			}
 		}
 		if r.APIVersion == "" {
-			r.APIVersion = "apps/v1"
+			r.APIVersion = ctrl.APIVersionOf(ctrl.Kind(r.Kind))
 		}
 	}
 	return o

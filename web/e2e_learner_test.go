@@ -13,7 +13,7 @@ import (
 )
 
 // TestBrowserLearnerJourney drives a newcomer's journey click by click in
-// Chromium: the first step on the home page, 171 solved anonymously, a
+// Chromium: the first step on the home page (175), 171 solved anonymously, a
 // class joined with name and join code (the progress comes along), the
 // next exercise link, and an old attempt opened and its code restored
 // from History; with the class's name and due date (in the learner's own
@@ -77,18 +77,31 @@ func TestBrowserLearnerJourney(t *testing.T) {
 		if got := text(".first-step h2"); !strings.Contains(got, "New here") {
 			t.Errorf("home: first step %q", got)
 		}
-		if got := text(".counter"); got != "0 / 4 solved" {
+		if got, want := text(".counter"), fmt.Sprintf("0 / %d solved", len(srv.cat.Exercises)); got != want {
 			t.Errorf("home counter %q", got)
 		}
 	})
+	// Each chapter lists its exercises in the chapter's order (175 comes
+	// before 171), which is not the order of their numbers.
 	order := b.eval("order", `Array.from(document.querySelectorAll("table.exlist")).map(t => Array.from(t.querySelectorAll("td.num")).map(td => +td.textContent))`).([]any)
-	for _, tbl := range order {
-		nums := tbl.([]any)
-		for i := 1; i < len(nums); i++ {
-			if nums[i].(float64) < nums[i-1].(float64) {
-				t.Errorf("a chapter lists its exercises out of order: %v", nums)
-			}
+	var want []string
+	for _, ch := range srv.cat.Chapters {
+		var nums []string
+		for _, e := range ch.Exercises {
+			nums = append(nums, e.ID())
 		}
+		want = append(want, strings.Join(nums, " "))
+	}
+	var got []string
+	for _, tbl := range order {
+		var nums []string
+		for _, n := range tbl.([]any) {
+			nums = append(nums, fmt.Sprint(n))
+		}
+		got = append(got, strings.Join(nums, " "))
+	}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("the chapters list %v, want %v", got, want)
 	}
 	if got := text("table.exlist .due"); got != "" {
 		t.Errorf("an anonymous learner sees a due date %q", got)
@@ -104,14 +117,19 @@ func TestBrowserLearnerJourney(t *testing.T) {
 	}
 	both("learner-chapter", func() {})
 
-	// Start: the first step leads to 171; the reference solution passes.
+	// Start: the first step leads to the course's first exercise, 175;
+	// the journey goes on with 171, whose reference solution passes.
 	b.do("home", chromedp.Navigate(srv.base+"/"), chromedp.WaitVisible(".first-step"))
 	b.do("start", chromedp.Click(".first-step a.start"), chromedp.WaitVisible("#btn-submit"))
+	if got := text("h1"); got != "175. Own what you create" {
+		t.Fatalf("the first step opened %q", got)
+	}
+	b.do("171", chromedp.Navigate(srv.base+"/exercises/171"), chromedp.WaitVisible("#btn-submit"))
 	if err := b.poll(`!!window.cjEditor && !!window.cjEditor.view`, 20*time.Second); err != nil {
 		t.Fatalf("the editor did not start: %v", err)
 	}
 	if got := text("h1"); got != "171. The reconcile loop" {
-		t.Fatalf("the first step opened %q", got)
+		t.Fatalf("171 opened %q", got)
 	}
 	b.judgeIn("submit", solution)
 	if got := text("#results .verdict .title"); got != "Accepted" {
@@ -170,7 +188,7 @@ func TestBrowserLearnerJourney(t *testing.T) {
 	}
 	b.do("home", chromedp.Navigate(srv.base+"/"), chromedp.WaitVisible("table.exlist"))
 	both("learner-home-joined", func() {
-		if got := text(".counter"); got != "1 / 4 solved" {
+		if got, want := text(".counter"), fmt.Sprintf("1 / %d solved", len(srv.cat.Exercises)); got != want {
 			t.Errorf("after joining the class: %q", got)
 		}
 		if got := text(".who .class-name"); !strings.Contains(got, "Controllers, spring term") {

@@ -21,11 +21,11 @@ import (
 )
 
 // ordered is every exercise as the pages list them: chapter by chapter,
-// each chapter by number.
+// each chapter in its own order (the catalog's).
 func (s *Server) ordered() []*exercise.Exercise {
 	var out []*exercise.Exercise
 	for _, ch := range s.cat.Chapters {
-		out = append(out, byNumber(ch.Exercises)...)
+		out = append(out, ch.Exercises...)
 	}
 	// Exercises outside any chapter come last.
 	for _, e := range byNumber(s.cat.Exercises) {

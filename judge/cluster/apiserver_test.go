@@ -111,6 +111,32 @@ func TestGenerationCountsSpecChangesOnly(t *testing.T) {
 	}
 }
 
+// Every kind with a Status field has the status subresource, the custom
+// App as much as Deployment: the server knows no kind by name.
+func TestEveryKindWithStatusHasTheSubresource(t *testing.T) {
+	s, _ := newTestServer()
+	in := &ctrl.App{ObjectMeta: ctrl.ObjectMeta{Name: "chat"}, Spec: ctrl.AppSpec{Image: "vllm:0.6", Replicas: 2},
+		Status: ctrl.AppStatus{ObservedGeneration: 7}}
+	o, _ := s.Create(in, false)
+	if a := o.(*ctrl.App); a.Status.ObservedGeneration != 0 || a.Generation != 1 {
+		t.Fatalf("create kept the status or set generation %d: %+v", a.Generation, a.Status)
+	}
+	a := o.(*ctrl.App)
+	a.Status.Conditions = []ctrl.Condition{{Type: "Ready", Status: ctrl.ConditionTrue}}
+	a.Spec.Image = "ignored" // a status write stores status only
+	o, _ = s.Update(a, true)
+	if a := o.(*ctrl.App); a.Generation != 1 || a.Spec.Image != "vllm:0.6" || len(a.Status.Conditions) != 1 {
+		t.Fatalf("status write: %+v", a)
+	}
+	a = o.(*ctrl.App)
+	a.Spec.Replicas = 3
+	a.Status.Conditions = nil // ignored: an update leaves status alone
+	o, _ = s.Update(a, false)
+	if a := o.(*ctrl.App); a.Generation != 2 || len(a.Status.Conditions) != 1 {
+		t.Fatalf("spec write: generation %d, status %+v", a.Generation, a.Status)
+	}
+}
+
 func TestNoOpUpdateKeepsResourceVersion(t *testing.T) {
 	s, evs := newTestServer()
 	o, _ := s.Create(deployment("web", 1, "v1"), false)

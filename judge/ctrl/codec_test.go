@@ -29,6 +29,13 @@ func sampleObjects() []Object {
 		},
 		&ConfigMap{ObjectMeta: ObjectMeta{Name: "cfg"}, Data: map[string]string{"a": "", "": "b"}},
 		&Pod{},
+		&App{
+			ObjectMeta: ObjectMeta{Name: "chat", Namespace: "shop", Generation: 2},
+			Spec:       AppSpec{Image: "vllm:0.6", Replicas: 2},
+			Status: AppStatus{ObservedGeneration: 2, Conditions: []Condition{
+				{Type: "Ready", Status: ConditionFalse, ObservedGeneration: 2, LastTransitionTime: ts, Reason: "ResourceExists", Message: "taken"},
+				{Type: "Scraped", Status: ConditionUnknown}}},
+		},
 	}
 }
 

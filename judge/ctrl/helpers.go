@@ -1,5 +1,7 @@
 package ctrl
 
+import "time"
+
 // IsPodReady reports whether the Pod's Ready condition is True.
 func IsPodReady(p *Pod) bool {
 	for _, c := range p.Status.Conditions {
@@ -85,3 +87,44 @@ func RemoveFinalizer(obj Object, f string) bool {
 	m.Finalizers = out
 	return changed
 }
+
+// SetCondition puts c in conds, replacing the condition of the same Type,
+// and reports whether that changed its Status, Reason, Message or
+// ObservedGeneration (or added it), as apimachinery's
+// meta.SetStatusCondition does. LastTransitionTime moves only when the
+// condition is new or its Status changes: then it is c's, if set, or now;
+// otherwise the stored time is kept, whatever c says.
+func SetCondition(conds *[]Condition, c Condition, now time.Time) bool {
+	if c.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = now
+	}
+	for i := range *conds {
+		old := &(*conds)[i]
+		if old.Type != c.Type {
+			continue
+		}
+		changed := old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message ||
+			old.ObservedGeneration != c.ObservedGeneration
+		if old.Status != c.Status {
+			old.LastTransitionTime = c.LastTransitionTime
+		}
+		old.Status, old.Reason, old.Message, old.ObservedGeneration = c.Status, c.Reason, c.Message, c.ObservedGeneration
+		return changed
+	}
+	*conds = append(*conds, c)
+	return true
+}
+
+// FindCondition returns the condition of type t in conds, or nil.
+func FindCondition(conds []Condition, t string) *Condition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// APIVersionOf is the apiVersion of kind k's objects ("apps/v1"), as an
+// owner reference to one carries it.
+func APIVersionOf(k Kind) string { return apiVersionOf(k) }

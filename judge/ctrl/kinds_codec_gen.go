@@ -9,6 +9,7 @@ const (
 	wireDeployment = 1
 	wirePod        = 2
 	wireConfigMap  = 3
+	wireApp        = 4
 )
 
 // wireKind is o's kind on the wire; 0 for a kind that has none.
@@ -20,6 +21,8 @@ func wireKind(o Object) byte {
 		return wirePod
 	case *ConfigMap:
 		return wireConfigMap
+	case *App:
+		return wireApp
 	}
 	return 0
 }
@@ -34,6 +37,8 @@ func (e *encoder) object(o Object) {
 		o.encodeBody(e)
 	case *ConfigMap:
 		o.encodeBody(e)
+	case *App:
+		o.encodeBody(e)
 	}
 }
 
@@ -47,6 +52,8 @@ func (d *decoder) object() Object {
 			o = &Pod{}
 		case wireConfigMap:
 			o = &ConfigMap{}
+		case wireApp:
+			o = &App{}
 		}
 	}
 	if o == nil {
@@ -73,6 +80,8 @@ func (d *decoder) body(o Object) {
 		o.decodeBody(d)
 	case *ConfigMap:
 		o.decodeBody(d)
+	case *App:
+		o.decodeBody(d)
 	}
 }
 
@@ -81,6 +90,7 @@ func (d *decoder) body(o Object) {
 // one allocation instead of several. Each is capped at its length, so that
 // an append to one never writes into another.
 type objectSlab struct {
+	appStatusConditions       [1]Condition
 	objectMetaOwnerReferences [1]OwnerReference
 	podSpecContainers         [1]Container
 	podStatusConditions       [1]PodCondition
@@ -150,6 +160,44 @@ func (o *ConfigMap) encodeBody(e *encoder) {
 
 func (o *ConfigMap) decodeBody(d *decoder) {
 	o.Data = d.strMap()
+}
+
+func (o *App) encodeBody(e *encoder) {
+	e.str(o.Spec.Image)
+	e.int64(int64(o.Spec.Replicas))
+	e.int64(o.Status.ObservedGeneration)
+	e.length(len(o.Status.Conditions))
+	for i1 := range o.Status.Conditions {
+		x2 := &o.Status.Conditions[i1]
+		e.str(x2.Type)
+		e.str(string(x2.Status))
+		e.int64(x2.ObservedGeneration)
+		e.time(x2.LastTransitionTime)
+		e.str(x2.Reason)
+		e.str(x2.Message)
+	}
+}
+
+func (o *App) decodeBody(d *decoder) {
+	o.Spec.Image = d.str()
+	o.Spec.Replicas = d.int32()
+	o.Status.ObservedGeneration = d.int64()
+	if n1 := d.count(); n1 > 0 {
+		if n1 == 1 {
+			o.Status.Conditions = d.objectSlab().appStatusConditions[:]
+		} else {
+			o.Status.Conditions = make([]Condition, n1)
+		}
+		for i2 := range o.Status.Conditions {
+			x3 := &o.Status.Conditions[i2]
+			x3.Type = d.str()
+			x3.Status = ConditionStatus(d.str())
+			x3.ObservedGeneration = d.int64()
+			x3.LastTransitionTime = d.time()
+			x3.Reason = d.str()
+			x3.Message = d.str()
+		}
+	}
 }
 
 func (e *encoder) objectMeta(x *ObjectMeta) {

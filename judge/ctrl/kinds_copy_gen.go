@@ -36,6 +36,24 @@ func DeepCopy(obj Object) Object {
 		copyObjectMeta(&c.ObjectMeta, &o.ObjectMeta)
 		c.Data = maps.Clone(o.Data)
 		return c
+	case *App:
+		c := &App{}
+		copyObjectMeta(&c.ObjectMeta, &o.ObjectMeta)
+		c.Spec = o.Spec // no references
+		c.Status.ObservedGeneration = o.Status.ObservedGeneration
+		if len(o.Status.Conditions) > 0 {
+			c.Status.Conditions = make([]Condition, len(o.Status.Conditions))
+			for i1 := range o.Status.Conditions {
+				c2, x3 := &c.Status.Conditions[i1], &o.Status.Conditions[i1]
+				c2.Type = x3.Type
+				c2.Status = x3.Status
+				c2.ObservedGeneration = x3.ObservedGeneration
+				c2.LastTransitionTime = wireTime(x3.LastTransitionTime)
+				c2.Reason = x3.Reason
+				c2.Message = x3.Message
+			}
+		}
+		return c
 	}
 	panic("ctrl: DeepCopy of an object of no known kind")
 }

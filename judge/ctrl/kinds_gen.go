@@ -10,6 +10,7 @@ const (
 	KindDeployment Kind = "Deployment"
 	KindPod        Kind = "Pod"
 	KindConfigMap  Kind = "ConfigMap"
+	KindApp        Kind = "App"
 )
 
 // DeploymentList is what Client.List fills with Deployment objects.
@@ -27,17 +28,25 @@ type ConfigMapList struct {
 	Items []ConfigMap `json:"items"`
 }
 
+// AppList is what Client.List fills with App objects.
+type AppList struct {
+	Items []App `json:"items"`
+}
+
 func (*Deployment) GetObjectKind() Kind { return KindDeployment }
 func (*Pod) GetObjectKind() Kind        { return KindPod }
 func (*ConfigMap) GetObjectKind() Kind  { return KindConfigMap }
+func (*App) GetObjectKind() Kind        { return KindApp }
 
 func (*DeploymentList) itemKind() Kind { return KindDeployment }
 func (*PodList) itemKind() Kind        { return KindPod }
 func (*ConfigMapList) itemKind() Kind  { return KindConfigMap }
+func (*AppList) itemKind() Kind        { return KindApp }
 
 func (o *Deployment) reset() { *o = Deployment{} }
 func (o *Pod) reset()        { *o = Pod{} }
 func (o *ConfigMap) reset()  { *o = ConfigMap{} }
+func (o *App) reset()        { *o = App{} }
 
 // NewObject returns an empty object of the kind, or nil for an unknown kind.
 func NewObject(k Kind) Object {
@@ -48,13 +57,15 @@ func NewObject(k Kind) Object {
 		return &Pod{}
 	case KindConfigMap:
 		return &ConfigMap{}
+	case KindApp:
+		return &App{}
 	}
 	return nil
 }
 
 // Kinds lists every kind, for the judge; a controller has no need of it.
 func Kinds() []Kind {
-	return []Kind{KindDeployment, KindPod, KindConfigMap}
+	return []Kind{KindDeployment, KindPod, KindConfigMap, KindApp}
 }
 
 // HasStatus reports whether the kind has a status subresource (a Status
@@ -62,7 +73,7 @@ func Kinds() []Kind {
 // leaves the generation as it is.
 func HasStatus(k Kind) bool {
 	switch k {
-	case KindDeployment, KindPod:
+	case KindDeployment, KindPod, KindApp:
 		return true
 	}
 	return false
@@ -76,6 +87,8 @@ func ClearStatus(o Object) {
 		x.Status = DeploymentStatus{}
 	case *Pod:
 		x.Status = PodStatus{}
+	case *App:
+		x.Status = AppStatus{}
 	}
 }
 
@@ -89,6 +102,8 @@ func CopyStatus(dst, src Object) {
 		d.Status = src.(*Deployment).Status
 	case *Pod:
 		d.Status = src.(*Pod).Status
+	case *App:
+		d.Status = src.(*App).Status
 	}
 }
 
@@ -96,6 +111,8 @@ func apiVersionOf(k Kind) string {
 	switch k {
 	case KindDeployment:
 		return "apps/v1"
+	case KindApp:
+		return "serving.example.com/v1"
 	}
 	return "v1"
 }
@@ -124,6 +141,12 @@ func decodeList(d *decoder, list ObjectList, n int) bool {
 			l.Items = items
 		}
 		return ok
+	case *AppList:
+		items, ok := decodeItems[App](d, n)
+		if ok && d.err == nil {
+			l.Items = items
+		}
+		return ok
 	}
 	return false
 }
@@ -147,6 +170,11 @@ func assign(dst, src Object) error {
 		}
 	case *ConfigMap:
 		if s, ok := src.(*ConfigMap); ok {
+			*d = *s
+			return nil
+		}
+	case *App:
+		if s, ok := src.(*App); ok {
 			*d = *s
 			return nil
 		}

@@ -162,8 +162,9 @@ const PodReady PodConditionType = "Ready"
 type ConditionStatus string
 
 const (
-	ConditionTrue  ConditionStatus = "True"
-	ConditionFalse ConditionStatus = "False"
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
 )
 
 type PodStatus struct {
@@ -183,4 +184,39 @@ type ConfigMap struct {
 	TypeMeta   `json:",inline"`
 	ObjectMeta `json:"metadata"`
 	Data       map[string]string `json:"data,omitempty"`
+}
+
+// App is a custom resource: an application that wants one Deployment of
+// its own, running Spec.Image with Spec.Replicas copies.
+//
+//ctrl:kind wire=4 apiVersion=serving.example.com/v1
+type App struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       AppSpec   `json:"spec"`
+	Status     AppStatus `json:"status,omitempty"`
+}
+
+type AppSpec struct {
+	Image    string `json:"image"`
+	Replicas int32  `json:"replicas"`
+}
+
+type AppStatus struct {
+	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
+	Conditions         []Condition `json:"conditions,omitempty"`
+}
+
+// Condition is one aspect of an object's state, shaped like Kubernetes'
+// metav1.Condition: Type names the aspect ("Ready"), Status says whether
+// it holds, Reason is a word for programs and Message a sentence for
+// people. LastTransitionTime is when Status last changed, not when the
+// condition was last written.
+type Condition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
+	LastTransitionTime time.Time       `json:"lastTransitionTime,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
 }

@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -32,6 +33,10 @@ type Exercise struct {
 	Chapter    string   `json:"chapter"`
 	Difficulty string   `json:"difficulty"`
 	Tags       []string `json:"tags"`
+	// Order places the exercise in its chapter, before those with a
+	// higher order; the number decides between equal orders (and where
+	// none is given). An exercise written later can so come first.
+	Order int `json:"order,omitempty"`
 
 	Statement   string `json:"-"` // markdown
 	Explanation string `json:"-"` // markdown, after ExplanationMarker
@@ -178,7 +183,7 @@ func LoadCatalog(fsys fs.FS, checks Checker) (*Catalog, error) {
 	byNumber := func(a, b *Exercise) int { return a.Number - b.Number }
 	slices.SortFunc(c.Exercises, byNumber)
 	for _, ch := range c.Chapters {
-		slices.SortFunc(ch.Exercises, byNumber)
+		slices.SortFunc(ch.Exercises, func(a, b *Exercise) int { return cmp.Or(a.Order-b.Order, a.Number-b.Number) })
 	}
 	slices.SortFunc(c.Chapters, func(a, b *Chapter) int {
 		if a.Order != b.Order {
@@ -216,7 +221,7 @@ func LoadExercise(fsys fs.FS, dir string, c Checker) (*Exercise, error) {
 		return nil, err
 	}
 	e := &Exercise{Number: fm.Number, Slug: fm.Slug, Title: fm.Title, Chapter: fm.Chapter,
-		Difficulty: fm.Difficulty, Tags: fm.Tags, Dir: dir}
+		Difficulty: fm.Difficulty, Tags: fm.Tags, Order: fm.Order, Dir: dir}
 	var missing []string
 	for _, f := range []struct {
 		name string

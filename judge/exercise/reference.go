@@ -19,15 +19,13 @@ type Reference struct {
 	// "end": the statement leaves the order of writes free, and only the
 	// objects left at the end are compared.
 	Writes string `json:"writes,omitempty"`
-	// Requeue is "each" (the default where writes are compared each): up
-	// to the first fault, every call that returned no error must ask for
-	// what the reference's did, an empty Result or the same RequeueAfter;
-	// or "free": the statement leaves the timer to the learner.
-	Requeue string `json:"requeue,omitempty"`
+	// Results is "" (the default): what each call returns is the
+	// learner's, within the rules; or "each": the statement says exactly
+	// when a call returns an error and when it asks to be called again,
+	// and after how long, so each call's result must be the reference's,
+	// in order, up to the first fault of either run, as writes are.
+	Results string `json:"results,omitempty"`
 }
-
-// ComparesRequeue says whether the requeue decisions are compared.
-func (r *Reference) ComparesRequeue() bool { return r.Writes != "end" && r.Requeue != "free" }
 
 // FreeField is one parsed Reference.Free entry.
 type FreeField struct {
@@ -41,10 +39,10 @@ func ParseReference(r *Reference) ([]FreeField, error) {
 	default:
 		return nil, fmt.Errorf("reference.writes: %q is neither each nor end", r.Writes)
 	}
-	switch r.Requeue {
-	case "", "each", "free":
+	switch r.Results {
+	case "", "each":
 	default:
-		return nil, fmt.Errorf("reference.requeue: %q is neither each nor free", r.Requeue)
+		return nil, fmt.Errorf("reference.results: %q is not each", r.Results)
 	}
 	var out []FreeField
 	for _, f := range r.Free {

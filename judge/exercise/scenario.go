@@ -31,7 +31,8 @@ type Generate struct {
 	// Scenarios is K, how many scenarios a submit runs.
 	Scenarios int `json:"scenarios"`
 	// Deployments and Replicas bound the Deployments at the start, and
-	// Replicas every scale step.
+	// Replicas every scale step; in a family whose world is made of
+	// another kind (owner's Apps), they bound its objects the same way.
 	Deployments Range `json:"deployments"`
 	Replicas    Range `json:"replicas"`
 	// MaxSurge and MaxUnavailable bound a Deployment's rollout strategy.
@@ -95,6 +96,10 @@ func (t *Test) YAML() string {
 					continue
 				}
 				b.WriteString("      - apply: |\n" + indentLines(st.Apply, "          "))
+				continue
+			}
+			if st.MeanwhileApply != "" {
+				b.WriteString("      - meanwhileApply: |\n" + indentLines(st.MeanwhileApply, "          "))
 				continue
 			}
 			st.Parsed = nil

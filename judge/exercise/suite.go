@@ -62,6 +62,10 @@ type World struct {
 	// idle) or "never" (Running, Ready only when a test's ready step
 	// says so). A test may say otherwise for itself.
 	PodReady string `json:"podReady"`
+	// StepGap is the virtual time that passes before each workload step,
+	// once the controller has settled: people act a while apart, so that
+	// what a controller stamps with the time shows when it was written.
+	StepGap Duration `json:"stepGap,omitempty"`
 }
 
 // Rules are the promises an exercise's statement makes about every
@@ -161,8 +165,14 @@ type Step struct {
 	// made from what the controller read, meets a newer object. Written
 	// like patch: {"Deployment/web": {"metadata": {"labels": {"team": "a"}}}}.
 	Meanwhile map[string]map[string]any `json:"meanwhile,omitempty"`
+	// MeanwhileApply is a manifest another actor applies while the
+	// controller is busy, as apply would: right before the controller's
+	// next write to an object of that kind and name (such as its create
+	// of an object by that name, which then fails with AlreadyExists), or
+	// at the next step, if none comes.
+	MeanwhileApply string `json:"meanwhileApply,omitempty"`
 
-	Parsed []ctrl.Object `json:"-"` // Apply, parsed
+	Parsed []ctrl.Object `json:"-"` // Apply or MeanwhileApply, parsed
 }
 
 // Expect lists the test's checks beyond those every test makes
@@ -283,9 +293,12 @@ func (t *Test) Parse() error {
 	for j := range t.Steps {
 		st := &t.Steps[j]
 		n := 0
-		if st.Apply != "" {
+		for _, src := range []string{st.Apply, st.MeanwhileApply} {
+			if src == "" {
+				continue
+			}
 			n++
-			if st.Parsed, err = ParseManifests(st.Apply); err != nil {
+			if st.Parsed, err = ParseManifests(src); err != nil {
 				return fmt.Errorf("step %d: %v", j+1, err)
 			}
 		}
@@ -296,7 +309,7 @@ func (t *Test) Parse() error {
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile", j+1)
+			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile, meanwhileApply", j+1)
 		}
 		if st.Recreate && st.Apply == "" {
 			return fmt.Errorf("step %d: recreate goes with apply", j+1)

@@ -1,6 +1,8 @@
 package family
 
 import (
+	"time"
+
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/verdict"
 )
@@ -34,6 +36,7 @@ type Write struct {
 	Verb   string      // create, update, update-status, delete
 	Object ctrl.Object // after the write (for delete: before)
 	Before ctrl.Object // the stored object before the write, or nil
+	Now    time.Time   // the cluster's clock at the write (what ctrl.Now gives)
 }
 
 // A Describer says what matters about a test's object to its family, for

@@ -30,6 +30,9 @@ var (
 		"config-create": "create a ConfigMap",
 		"repoint":       "make a Deployment name another ConfigMap",
 		"tamper":        "someone edits by hand what the controller keeps (a template's config-hash)",
+		"delete-child":  "someone deletes the Deployment an App owns",
+		"free-name":     "the owner of a Deployment in an App's way deletes it",
+		"take-name":     "someone creates a Deployment under a new App's name while the controller is busy, just before its create",
 	}
 	GenObjectKinds = map[string]string{
 		"terminating-pod":        "a Pod being deleted, held by another controller's finalizer",
@@ -41,6 +44,10 @@ var (
 		"failed-pod":             "a Pod that failed",
 		"foreign-metadata":       "labels, annotations and finalizers of other controllers",
 		"stale":                  "a state the controller must repair (an old image, a wrong hash, a missing entry)",
+		"foreign-deployment":     "a Deployment under an App's name with no owner",
+		"other-controller":       "a Deployment under an App's name that another object controls",
+		"non-controller-ref":     "a Deployment under an App's name whose owner reference to the App is not a controller reference",
+		"terminating-app":        "an App being deleted, held by another controller's finalizer",
 	}
 )
 
@@ -50,6 +57,14 @@ type Generator interface {
 	GenKinds() (steps, objects []string)
 	GenWorld(g *Gen)
 	GenStep(g *Gen, kind string) bool // false: nothing to do for this kind now
+}
+
+// A Ranger names the ranges of a generate: block (deployments, replicas,
+// maxSurge, maxUnavailable) its generator draws, where it draws fewer
+// than all of them: a range no scenario draws is no point of the input
+// space.
+type Ranger interface {
+	Ranges() []string
 }
 
 // A Spacer declares the points of the input space its generator reaches
@@ -117,6 +132,10 @@ type Gen struct {
 	// Finalizers says the controller holds each Deployment by a finalizer
 	// of its own, so deleting one takes its time.
 	Finalizers bool
+	// State is a family's own record of the scenario so far, for a
+	// generator whose world is not Deployments and Pods: what GenWorld
+	// drew, for GenStep to go on from.
+	State any
 }
 
 // Hit records that the scenario reached a point of the input space.
