@@ -76,6 +76,10 @@ func (s *sim) brokeRules(key string, r *ctrl.Call) bool {
 		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
 			"returned no error, as if it had worked: the request is dropped until some other event brings it back. "+
 			"Return the error, so that the request is tried again with growing delays.")
+	case rules.PassOnErrors && !r.HasError && !rules.RequeueAnswersErrors && len(h.unanswered) > 0:
+		s.failf(verdict.OracleSwallowedError, "In reconcile #"+n+" of "+key+", the "+h.unanswered[0]+" failed with a server error, and the call "+
+			"returned no error but asked to be called again after "+r.RequeueAfter.String()+", as if nothing had gone wrong. "+
+			"This exercise asks for the error to be returned: the request is then tried again with growing delays, and the failure shows in the controller's error count.")
 	case rules.NoRequeue && r.RequeueAfter > 0:
 		s.failf(verdict.OracleRequeue, "Reconcile #"+n+" of "+key+" asked to be called again after "+r.RequeueAfter.String()+
 			" (RequeueAfter). This exercise's controller never requeues itself: the events of what it watches bring it back, so return an empty ctrl.Result.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/exercise"
@@ -130,5 +131,33 @@ func TestSwallowedServerErrorsWithoutTheRule(t *testing.T) {
 		if r.Oracle == verdict.OracleSwallowedError {
 			t.Fatalf("seed %d: swallowed_error without the rule: %s", seed, r.Message)
 		}
+	}
+}
+
+// Asking to be called again instead of returning a server error is
+// swallowing it, unless the exercise says a requeue answers an error too
+// (173's statement does).
+func TestRequeueInsteadOfAServerError(t *testing.T) {
+	objs, steps := rollout()
+	requeueing := func() ctrl.Reconciler {
+		inner := stepper()
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			r, err := inner(ctx, c, req)
+			if ctrl.IsInternalError(err) || ctrl.IsServiceUnavailable(err) {
+				return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+			}
+			return r, err
+		}
+	}
+	strict := passOnErrors
+	strict.NoRequeue = false
+	lenient := strict
+	lenient.RequeueAnswersErrors = true
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := run(withRules(suite(t, objs, steps, "server-error", ""), strict), seed, requeueing)
+		if r.Oracle != verdict.OracleSwallowedError || !strings.Contains(r.Message, "returned no error but asked to be called again after 5s") {
+			t.Fatalf("seed %d: got %s %q: %s", seed, r.Status, r.Oracle, r.Message)
+		}
+		mustPass(t, run(withRules(suite(t, objs, steps, "server-error", ""), lenient), seed, requeueing))
 	}
 }

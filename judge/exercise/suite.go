@@ -87,9 +87,10 @@ type Rules struct {
 	RetryConflicts  bool `json:"retryConflicts,omitempty"`
 	// PassOnErrors: a call in which an API call failed with a server
 	// error (the server-error fault), and that did not make the same call
-	// again with success, returns an error or asks to be called again
-	// (verdict.OracleSwallowedError).
-	PassOnErrors bool `json:"passOnErrors,omitempty"`
+	// again with success, returns an error (verdict.OracleSwallowedError);
+	// with RequeueAnswersErrors, asking to be called again will do too.
+	PassOnErrors         bool `json:"passOnErrors,omitempty"`
+	RequeueAnswersErrors bool `json:"requeueAnswersErrors,omitempty"`
 	// NoRequeue: a call never asks to be called again (RequeueAfter).
 	NoRequeue bool `json:"noRequeue,omitempty"`
 	// KeepForeignMetadata: labels, annotations, finalizers and owner
