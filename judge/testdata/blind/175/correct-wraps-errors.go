@@ -1,0 +1,81 @@
+// correct: wraps each error it passes on with fmt.Errorf and %w, adding what it was doing; the error is still the failed call's
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("get app %s: %w", req, err)
+	}
+	if app.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("get deployment %s: %w", req, err)
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("create deployment %s: %w", req, err)
+		}
+		return ctrl.Result{}, nil
+	}
+
+	if !ctrl.IsControlledBy(&d, &app) {
+		if err := setReady(ctx, c, &app, ctrl.ConditionFalse, "ResourceExists", "Deployment is not controlled by this App"); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update status of %s: %w", req, err)
+		}
+		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+	}
+
+	if d.Spec.Replicas != app.Spec.Replicas || ctrl.PodImage(&d.Spec.Template.Spec) != app.Spec.Image {
+		d.Spec.Replicas = app.Spec.Replicas
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+		}
+		d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+		if err := c.Update(ctx, &d); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update deployment %s: %w", req, err)
+		}
+		return ctrl.Result{}, nil
+	}
+
+	if err := setReady(ctx, c, &app, ctrl.ConditionTrue, "DeploymentUpToDate", "Deployment is up to date"); err != nil {
+		return ctrl.Result{}, fmt.Errorf("update status of %s: %w", req, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func setReady(ctx context.Context, c ctrl.Client, app *ctrl.App, s ctrl.ConditionStatus, reason, msg string) error {
+	changed := ctrl.SetCondition(&app.Status.Conditions, ctrl.Condition{
+		Type: "Ready", Status: s, Reason: reason, Message: msg, ObservedGeneration: app.Generation,
+	}, ctrl.Now())
+	if app.Status.ObservedGeneration != app.Generation {
+		app.Status.ObservedGeneration = app.Generation
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return c.UpdateStatus(ctx, app)
+}

@@ -1,0 +1,72 @@
+// bug: never checks the App's DeletionTimestamp, so an App held by another controller's finalizer while being deleted still gets its Deployment created or updated and its status written
+package main
+
+import (
+	"context"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			// deleted: the garbage collector takes the Deployment
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	}
+
+	var want ctrl.Condition
+	var res ctrl.Result
+	switch {
+	case !ctrl.IsControlledBy(&d, &app):
+		want = ctrl.Condition{Type: "Ready", Status: ctrl.ConditionFalse, Reason: "ResourceExists", Message: "Deployment is not controlled by this App."}
+		res = ctrl.Result{RequeueAfter: 30 * time.Second}
+	case d.Spec.Replicas != app.Spec.Replicas || ctrl.PodImage(&d.Spec.Template.Spec) != app.Spec.Image:
+		d.Spec.Replicas = app.Spec.Replicas
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+		}
+		d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+		if err := c.Update(ctx, &d); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	default:
+		want = ctrl.Condition{Type: "Ready", Status: ctrl.ConditionTrue, Reason: "DeploymentUpToDate", Message: "Deployment is up to date."}
+	}
+	want.ObservedGeneration = app.Generation
+	changed := ctrl.SetCondition(&app.Status.Conditions, want, ctrl.Now())
+	if app.Status.ObservedGeneration != app.Generation {
+		app.Status.ObservedGeneration = app.Generation
+		changed = true
+	}
+	if changed {
+		if err := c.UpdateStatus(ctx, &app); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,73 @@
+// bug: writes the App's status with c.Update instead of c.UpdateStatus, so the status is never stored and the App keeps being written
+package main
+
+import (
+	"context"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if app.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	}
+
+	var res ctrl.Result
+	cond := ctrl.Condition{Type: "Ready", ObservedGeneration: app.Generation}
+	if !ctrl.IsControlledBy(&d, &app) {
+		cond.Status, cond.Reason, cond.Message = ctrl.ConditionFalse, "ResourceExists", "Deployment is not controlled by this App"
+		res.RequeueAfter = 30 * time.Second
+	} else if d.Spec.Replicas != app.Spec.Replicas || ctrl.PodImage(&d.Spec.Template.Spec) != app.Spec.Image {
+		d.Spec.Replicas = app.Spec.Replicas
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+		}
+		d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+		if err := c.Update(ctx, &d); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	} else {
+		cond.Status, cond.Reason, cond.Message = ctrl.ConditionTrue, "DeploymentUpToDate", "Deployment is up to date"
+	}
+
+	changed := ctrl.SetCondition(&app.Status.Conditions, cond, ctrl.Now())
+	if app.Status.ObservedGeneration != app.Generation {
+		app.Status.ObservedGeneration = app.Generation
+		changed = true
+	}
+	if changed {
+		if err := c.Update(ctx, &app); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return res, nil
+}

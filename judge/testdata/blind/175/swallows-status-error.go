@@ -1,0 +1,75 @@
+// bug: when the status write fails (Conflict or a server error) it logs the error and returns a short RequeueAfter with no error, swallowing the failure instead of returning it
+package main
+
+import (
+	"context"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if app.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	}
+
+	requeue := time.Duration(0)
+	cond := ctrl.Condition{Type: "Ready", ObservedGeneration: app.Generation}
+	if !ctrl.IsControlledBy(&d, &app) {
+		cond.Status, cond.Reason, cond.Message = ctrl.ConditionFalse, "ResourceExists", "Deployment "+app.Name+" is not controlled by this App"
+		requeue = 30 * time.Second
+	} else if d.Spec.Replicas != app.Spec.Replicas || ctrl.PodImage(&d.Spec.Template.Spec) != app.Spec.Image {
+		d.Spec.Replicas = app.Spec.Replicas
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+		}
+		d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+		if err := c.Update(ctx, &d); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	} else {
+		cond.Status, cond.Reason, cond.Message = ctrl.ConditionTrue, "DeploymentUpToDate", "Deployment "+app.Name+" is up to date"
+	}
+
+	changed := ctrl.SetCondition(&app.Status.Conditions, cond, ctrl.Now())
+	if app.Status.ObservedGeneration != app.Generation {
+		app.Status.ObservedGeneration = app.Generation
+		changed = true
+	}
+	if changed {
+		if err := c.UpdateStatus(ctx, &app); err != nil {
+			// Status is only informational; try again shortly.
+			ctrl.Log("status write failed:", err.Error())
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}

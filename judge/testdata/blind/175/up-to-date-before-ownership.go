@@ -1,0 +1,76 @@
+// bug: checks whether the Deployment matches the App before checking who controls it, so a foreign Deployment that happens to have the App's image and replicas is reported Ready True with no requeue
+package main
+
+import (
+	"context"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if app.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	}
+
+	upToDate := d.Spec.Replicas == app.Spec.Replicas && ctrl.PodImage(&d.Spec.Template.Spec) == app.Spec.Image
+	if upToDate {
+		return report(ctx, c, &app, ctrl.ConditionTrue, "DeploymentUpToDate", "The Deployment runs what the App asks for.", 0)
+	}
+	if !ctrl.IsControlledBy(&d, &app) {
+		return report(ctx, c, &app, ctrl.ConditionFalse, "ResourceExists", "The Deployment is not controlled by this App.", 30*time.Second)
+	}
+
+	d.Spec.Replicas = app.Spec.Replicas
+	if len(d.Spec.Template.Spec.Containers) == 0 {
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+	}
+	d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+	if err := c.Update(ctx, &d); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+
+func report(ctx context.Context, c ctrl.Client, app *ctrl.App, s ctrl.ConditionStatus, reason, msg string, after time.Duration) (ctrl.Result, error) {
+	changed := ctrl.SetCondition(&app.Status.Conditions, ctrl.Condition{
+		Type: "Ready", Status: s, Reason: reason, Message: msg, ObservedGeneration: app.Generation,
+	}, ctrl.Now())
+	if app.Status.ObservedGeneration != app.Generation {
+		app.Status.ObservedGeneration = app.Generation
+		changed = true
+	}
+	if changed {
+		if err := c.UpdateStatus(ctx, app); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
+}

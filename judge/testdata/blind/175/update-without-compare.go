@@ -1,0 +1,70 @@
+// bug: sets replicas and image on its own Deployment and calls Update on every call without first comparing, so it never reaches rule 6 and writes once per call for ever
+package main
+
+import (
+	"context"
+	"time"
+
+	"ctrljudge/judge/ctrl"
+)
+
+func Reconcile(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+	var app ctrl.App
+	if err := c.Get(ctx, req.NamespacedName, &app); err != nil {
+		if ctrl.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if app.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	var d ctrl.Deployment
+	if err := c.Get(ctx, ctrl.ObjectKey{Namespace: app.Namespace, Name: app.Name}, &d); err != nil {
+		if !ctrl.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		d = ctrl.Deployment{ObjectMeta: ctrl.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+		d.Spec.Replicas = app.Spec.Replicas
+		d.Spec.Selector.MatchLabels = map[string]string{"app": app.Name}
+		d.Spec.Template.Labels = map[string]string{"app": app.Name}
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server", Image: app.Spec.Image}}
+		ctrl.SetControllerReference(&app, &d)
+		if err := c.Create(ctx, &d); err != nil {
+			if ctrl.IsAlreadyExists(err) {
+				return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	}
+
+	if !ctrl.IsControlledBy(&d, &app) {
+		changed := ctrl.SetCondition(&app.Status.Conditions, ctrl.Condition{
+			Type: "Ready", Status: ctrl.ConditionFalse, Reason: "ResourceExists",
+			Message: "Deployment exists and is not controlled by this App", ObservedGeneration: app.Generation,
+		}, ctrl.Now())
+		if app.Status.ObservedGeneration != app.Generation {
+			app.Status.ObservedGeneration = app.Generation
+			changed = true
+		}
+		if changed {
+			if err := c.UpdateStatus(ctx, &app); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+	}
+
+	// Keep the Deployment in step with the App.
+	d.Spec.Replicas = app.Spec.Replicas
+	if len(d.Spec.Template.Spec.Containers) == 0 {
+		d.Spec.Template.Spec.Containers = []ctrl.Container{{Name: "server"}}
+	}
+	d.Spec.Template.Spec.Containers[0].Image = app.Spec.Image
+	if err := c.Update(ctx, &d); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
