@@ -75,9 +75,9 @@ type homePage struct {
 	FirstChapter  *exercise.Chapter
 }
 
-// rows lists exercises by number with the learner's status and due dates.
+// rows lists exercises in the order given (a chapter's own) with the
+// learner's status and due dates.
 func (s *Server) rows(exs []*exercise.Exercise, progress map[string]string, due map[string]time.Time, f filters) []exerciseRow {
-	exs = byNumber(exs)
 	rows := make([]exerciseRow, 0, len(exs))
 	for _, e := range exs {
 		r := exerciseRow{Ex: e, Status: progress[e.Slug], Due: due[e.Slug]}
