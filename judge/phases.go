@@ -55,6 +55,7 @@ func (s *sim) play(t *exercise.Test) {
 	s.inf.Release()
 	s.rec.Logf("judge", "quiet phase: no more faults")
 	s.runUntilIdle(max, "in the quiet phase")
+	s.rest(max)
 	if s.fail != nil {
 		return
 	}
@@ -87,6 +88,30 @@ func (s *sim) play(t *exercise.Test) {
 	}
 	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.Writes) {
 		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+text.ListOrNone(want)+". Your controller made: "+text.JoinList(s.rec.Writes, text.MaxMessageBytes/2)+".")
+	}
+}
+
+// rest lets the clock run on for the world's restFor once the quiet phase
+// is idle, serving the controller's delayed requeues that fall due in it:
+// no event comes meanwhile, so only a controller that asked to be called
+// again acts on a deadline that passes.
+func (s *sim) rest(budget int) {
+	d := time.Duration(s.suite.World.RestFor)
+	if d <= 0 || s.fail != nil {
+		return
+	}
+	until := s.clock.Now + d
+	for s.fail == nil {
+		at, ok := s.queue.NextDelayed()
+		if !ok || at > until {
+			break
+		}
+		s.clock.AdvanceTo(at)
+		s.runUntilIdle(budget, "in the quiet phase")
+	}
+	if s.fail == nil {
+		s.clock.AdvanceTo(until)
+		s.rec.Logf("judge", "the clock ran on ", d.String(), " with nothing else to do")
 	}
 }
 

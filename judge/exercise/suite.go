@@ -66,6 +66,15 @@ type World struct {
 	// once the controller has settled: people act a while apart, so that
 	// what a controller stamps with the time shows when it was written.
 	StepGap Duration `json:"stepGap,omitempty"`
+	// MissingImages are images the registry does not have, as path.Match
+	// patterns ("*:broken"): the kubelet leaves a Pod that runs one
+	// Pending for ever (an image pull failure), never Ready.
+	MissingImages []string `json:"missingImages,omitempty"`
+	// RestFor is virtual time the clock runs on once the quiet phase is
+	// idle, serving only what is due in it (the controller's delayed
+	// requeues), before the oracles at rest: a deadline that falls in it
+	// must have been acted on by then, though no event came.
+	RestFor Duration `json:"restFor,omitempty"`
 }
 
 // Rules are the promises an exercise's statement makes about every
