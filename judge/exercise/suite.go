@@ -180,6 +180,10 @@ type Step struct {
 	// of an object by that name, which then fails with AlreadyExists), or
 	// at the next step, if none comes.
 	MeanwhileApply string `json:"meanwhileApply,omitempty"`
+	// Wait lets this much virtual time pass with nothing done: the
+	// controller is called only for what falls due meanwhile (its
+	// delayed requeues), as when nobody touches the cluster for a while.
+	Wait Duration `json:"wait,omitempty"`
 
 	Parsed []ctrl.Object `json:"-"` // Apply or MeanwhileApply, parsed
 }
@@ -312,13 +316,13 @@ func (t *Test) Parse() error {
 			}
 		}
 		for _, set := range []bool{st.Patch != nil, st.Delete != "", st.Fail != "", st.Unready != "", st.Ready != "",
-			st.Release != nil, st.Meanwhile != nil} {
+			st.Release != nil, st.Meanwhile != nil, st.Wait > 0} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile, meanwhileApply", j+1)
+			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile, meanwhileApply, wait", j+1)
 		}
 		if st.Recreate && st.Apply == "" {
 			return fmt.Errorf("step %d: recreate goes with apply", j+1)
