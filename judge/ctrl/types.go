@@ -132,8 +132,8 @@ type DeploymentStatus struct {
 	// Kubernetes' status.conditions entries of those types. They are
 	// fields rather than a list so that DeploymentStatus stays a value
 	// that == compares; a zero DeploymentCondition (Status "") is absent.
-	Available   DeploymentCondition `json:"available,omitempty"`
-	Progressing DeploymentCondition `json:"progressing,omitempty"`
+	Available   DeploymentCondition `json:"available,omitzero"`
+	Progressing DeploymentCondition `json:"progressing,omitzero"`
 }
 
 // DeploymentCondition is one of a Deployment's conditions, shaped like
@@ -145,8 +145,8 @@ type DeploymentCondition struct {
 	Status             ConditionStatus `json:"status,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
-	LastUpdateTime     time.Time       `json:"lastUpdateTime,omitempty"`
-	LastTransitionTime time.Time       `json:"lastTransitionTime,omitempty"`
+	LastUpdateTime     time.Time       `json:"lastUpdateTime,omitzero"`
+	LastTransitionTime time.Time       `json:"lastTransitionTime,omitzero"`
 }
 
 // Pod is a running copy of a container image.
