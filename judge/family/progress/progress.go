@@ -249,6 +249,9 @@ func checkConditions(d *ctrl.Deployment, old, st ctrl.DeploymentStatus, t time.T
 		if !oneOf(n.Reason, c.reasons) {
 			return at + " gave " + c.name + " the reason " + strconv.Quote(n.Reason) + ": the statement's reasons for it are " + strings.Join(c.reasons, ", ") + "."
 		}
+		if want := statusOf[n.Reason]; n.Status != want {
+			return at + " set " + c.name + " to " + string(n.Status) + " with reason " + n.Reason + ", which goes with " + string(want) + " only."
+		}
 		switch {
 		case n.Status != o.Status && !n.LastTransitionTime.Equal(t):
 			what := c.name + " is new"
@@ -316,6 +319,12 @@ func progressWords(d *ctrl.Deployment, old, st ctrl.DeploymentStatus) string {
 		return "the rollout completed"
 	}
 	return "the counts moved the rollout's way"
+}
+
+// statusOf is the status each reason goes with.
+var statusOf = map[string]ctrl.ConditionStatus{
+	ReasonMinAvailable: ctrl.ConditionTrue, ReasonMinUnavailable: ctrl.ConditionFalse,
+	ReasonUpdated: ctrl.ConditionTrue, ReasonComplete: ctrl.ConditionTrue, ReasonDeadline: ctrl.ConditionFalse,
 }
 
 func oneOf(s string, xs []string) bool {
