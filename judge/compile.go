@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"ctrljudge/judge/verdict"
 	"ctrljudge/sandbox"
@@ -70,6 +71,27 @@ func ModuleFiles() map[string][]byte {
 		files[path.Join("sdk/judge/ctrl", e.Name())] = b
 	}
 	return files
+}
+
+// sdkDigest hashes the module's files besides the learner's (the SDK,
+// the glue): a module built from other ones may speak another wire
+// format, so a build cached from them must not be reused.
+var sdkDigest = sync.OnceValue(func() string {
+	files := ModuleFiles()
+	var parts []string
+	for _, name := range sortedNames(files) {
+		parts = append(parts, name, string(files[name]))
+	}
+	return hashOf(parts...)
+})
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // program is what the sandbox builds for a learner's file.

@@ -227,13 +227,13 @@ func (e *Engine) warmStd(ctx context.Context) error {
 	return nil
 }
 
-// build compiles code to wasm once per content: concurrent and repeated
+// build compiles code to wasm once per content (and SDK: sdkDigest): concurrent and repeated
 // requests share the result, in memory and in CacheDir.
 func (e *Engine) build(ctx context.Context, code []byte, fileName string) ([]byte, bool, error) {
 	if err := e.Warm(ctx); err != nil {
 		return nil, false, fmt.Errorf("warming the Go toolchain: %w", err)
 	}
-	key := hashOf(EngineVersion, e.goVer, string(code), fileName)
+	key := hashOf(EngineVersion, e.goVer, sdkDigest(), string(code), fileName)
 	e.mu.Lock()
 	if w, ok := e.builds.Get(key); ok {
 		e.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"ctrljudge/judge/family/confighash"
 	"ctrljudge/judge/family/deployment"
 	"ctrljudge/judge/family/owner"
+	"ctrljudge/judge/family/progress"
 	"ctrljudge/judge/family/registry"
 	"ctrljudge/judge/family/status"
 )
@@ -17,4 +18,5 @@ var models = map[string]family.Family{
 	"registry":          registry.Family{},
 	"confighash":        confighash.Family{},
 	"owner":             owner.Family{},
+	"progress":          progress.Family{},
 }

@@ -36,6 +36,14 @@ func (s *sim) play(t *exercise.Test) {
 			s.clock.AdvanceTo(s.clock.Now + gap)
 		}
 		s.landMeanwhile("", "", "", i)
+		if w := time.Duration(t.Steps[i].Wait); w > 0 {
+			// Time passes and nobody acts: only what falls due calls the
+			// controller.
+			s.stepN++
+			s.rec.Logf("user", "nobody touches the cluster for ", w.String())
+			s.wait(max, w, "during workload step "+strconv.Itoa(i+1))
+			continue
+		}
 		s.applyStep(&t.Steps[i])
 		for i+1 < len(t.Steps) && s.faults.maybe(verdict.FaultCoalesce) {
 			i++
@@ -55,6 +63,7 @@ func (s *sim) play(t *exercise.Test) {
 	s.inf.Release()
 	s.rec.Logf("judge", "quiet phase: no more faults")
 	s.runUntilIdle(max, "in the quiet phase")
+	s.rest(max)
 	if s.fail != nil {
 		return
 	}
@@ -87,6 +96,35 @@ func (s *sim) play(t *exercise.Test) {
 	}
 	if want := t.Expect.Writes; want != nil && !slices.Equal(want, s.rec.Writes) {
 		s.failf(verdict.OracleWrites, "Expected exactly these writes: "+text.ListOrNone(want)+". Your controller made: "+text.JoinList(s.rec.Writes, text.MaxMessageBytes/2)+".")
+	}
+}
+
+// rest lets the clock run on for the world's restFor once the quiet phase
+// is idle: no event comes meanwhile, so only a controller that asked to
+// be called again acts on a deadline that passes.
+func (s *sim) rest(budget int) {
+	if d := time.Duration(s.suite.World.RestFor); d > 0 && s.fail == nil {
+		s.wait(budget, d, "in the quiet phase")
+		if s.fail == nil {
+			s.rec.Logf("judge", "the clock ran on ", d.String(), " with nothing else to do")
+		}
+	}
+}
+
+// wait moves the clock on by d, serving the controller's delayed
+// requeues that fall due on the way, each at its time.
+func (s *sim) wait(budget int, d time.Duration, when string) {
+	until := s.clock.Now + d
+	for s.fail == nil {
+		at, ok := s.queue.NextDelayed()
+		if !ok || at > until {
+			break
+		}
+		s.clock.AdvanceTo(at)
+		s.runUntilIdle(budget, when)
+	}
+	if s.fail == nil {
+		s.clock.AdvanceTo(until)
 	}
 }
 

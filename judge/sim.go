@@ -127,7 +127,7 @@ func newSim(ctx context.Context, newCtl func(*sim) (controller, error), s *exerc
 	sm.host = &host{s: sm}
 	sm.client = sm.newClient()
 	sm.kubelet = &cluster.Kubelet{Clock: sm.clock, API: sm.api, Rec: sm.rec, ReadyAfter: time.Duration(s.World.PodReadyAfter),
-		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor}
+		Mode: cmp.Or(t.PodReady, s.World.PodReady), As: sm.withActor, Missing: s.World.MissingImages}
 	sm.gc = &cluster.GarbageCollector{API: sm.api, Rec: sm.rec, As: sm.withActor}
 	return sm
 }

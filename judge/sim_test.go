@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"ctrljudge/judge/cluster"
 	"ctrljudge/judge/ctrl"
 	"ctrljudge/judge/exercise"
 	"ctrljudge/judge/internal/text"
@@ -726,5 +728,36 @@ func TestRecreateMeetsTheOldPodsOnce(t *testing.T) {
 	mustPass(t, run(ex, 1, spy))
 	if !slices.Equal(seen, []int{2, 0}) {
 		t.Fatalf("at the new Deployment's first call: %v Pods in all and owned, want the old two and none owned", seen)
+	}
+}
+
+// A wait step and the world's restFor move the clock on without events:
+// the controller is called only when a requeue it asked for falls due,
+// each at its time, and not for one that falls due later.
+func TestWaitAndRestServeOnlyDueRequeues(t *testing.T) {
+	y := "controller: {for: Deployment, owns: [Pod]}\nmodel: deployment\nworld: {restFor: 20m}\ntests:\n- name: t\n  sample: true\n  objects: |\n" +
+		indent(fmt.Sprintf(deploymentYAML, 0, "web:v1"), "    ") + "\n  steps:\n  - wait: 15m\n"
+	s, err := exercise.ParseSuite("test.yaml", []byte(y), Checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &exercise.Exercise{Number: 1, Slug: "t", Suite: s}
+	var calls []time.Duration
+	after := map[int]time.Duration{0: 12 * time.Minute, 1: 30 * time.Minute}
+	r := run(ex, 1, func() ctrl.Reconciler {
+		return func(ctx context.Context, c ctrl.Client, req ctrl.Request) (ctrl.Result, error) {
+			calls = append(calls, ctrl.Now().Sub(cluster.Epoch))
+			return ctrl.Result{RequeueAfter: after[len(calls)-1]}, nil
+		}
+	})
+	mustPass(t, r)
+	// At 0 the first call; at 12 min the requeue it asked for, served by
+	// the wait step (a phase alone serves only ten minutes ahead); the
+	// one for 42 min falls after the rest (15 + 20 min): the next call is
+	// the idempotency check's, at 35 min, whose own phase then serves it
+	// (ten minutes ahead, as every phase does).
+	want := []time.Duration{0, 12 * time.Minute, 35 * time.Minute, 42 * time.Minute}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("calls at %v, want %v", calls, want)
 	}
 }

@@ -59,6 +59,10 @@ func NewAPIServer(rng *rand.Rand, now func() time.Time) *APIServer {
 		By: func() string { return "" }, Owners: map[string]map[MetaKey]string{}}
 }
 
+// Now is the cluster's time, as the server stamps it: what a model that
+// checks deadlines at rest reads (family.Clocked).
+func (a *APIServer) Now() time.Time { return a.now() }
+
 // What the simulated API server refuses, as a real one would (see
 // judge/RATIONALE.md, "Why these bounds?"). The limits on objects keep a
 // test's memory small whatever the controller writes.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"path"
 	"time"
 
 	"ctrljudge/judge/ctrl"
@@ -33,9 +34,13 @@ type Kubelet struct {
 	API        *APIServer
 	Rec        *Recorder
 	ReadyAfter time.Duration
-	Mode       string                        // readySoon (or ""), readyWhenIdle or readyNever
-	waiting    []podRef                      // readyWhenIdle: Running Pods to make Ready, in order
-	As         func(actor string, do func()) // writes as the kubelet
+	Mode       string   // readySoon (or ""), readyWhenIdle or readyNever
+	waiting    []podRef // readyWhenIdle: Running Pods to make Ready, in order
+	// Missing are the images the registry does not have, as path.Match
+	// patterns ("*:v3"): a Pod whose first container runs one stays
+	// Pending for ever, as with ErrImagePull, and is never Ready.
+	Missing []string
+	As      func(actor string, do func()) // writes as the kubelet
 }
 
 type podRef struct{ ns, name, uid string }
@@ -48,6 +53,10 @@ func (k *Kubelet) StartPod(p *ctrl.Pod) {
 			k.As("kubelet", func() { k.API.SetPodStatus(ref.ns, ref.name, ctrl.PodStatus{Phase: ctrl.PodPending}) })
 		}
 	})
+	if image := ctrl.PodImage(&p.Spec); k.missing(image) {
+		k.Rec.Logf("kubelet", "Pod ", ref.name, " stays Pending: image ", image, " cannot be pulled (ErrImagePull)")
+		return
+	}
 	k.Clock.after(k.ReadyAfter, func() {
 		cur := k.pod(ref)
 		if cur == nil || cur.Status.Phase != ctrl.PodPending {
@@ -64,6 +73,16 @@ func (k *Kubelet) StartPod(p *ctrl.Pod) {
 		k.As("kubelet", func() { k.API.SetPodStatus(ref.ns, ref.name, RunningStatus(true)) })
 		k.Rec.Logf("kubelet", "Pod ", ref.name, " is Running and Ready")
 	})
+}
+
+// missing says whether the registry lacks image.
+func (k *Kubelet) missing(image string) bool {
+	for _, pat := range k.Missing {
+		if ok, _ := path.Match(pat, image); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // pod returns the stored Pod ref names, if it is still the same Pod.

@@ -95,3 +95,25 @@ func TestGarbageCollectorDeletesOrphansUntilNoneAreLeft(t *testing.T) {
 		t.Fatalf("written by %v, traced %+v", *actors, gc.Rec.trace)
 	}
 }
+
+// A Pod whose image the registry lacks goes Pending and stays there, as
+// with ErrImagePull: no later stage, never Ready; others run as usual.
+func TestKubeletLeavesAPodWithAMissingImagePending(t *testing.T) {
+	api, k, _, _ := kubeletWith()
+	k.Missing = []string{"*:broken"}
+	pod := func(name, image string) *ctrl.Pod {
+		return &ctrl.Pod{ObjectMeta: ctrl.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: ctrl.PodSpec{Containers: []ctrl.Container{{Name: "c", Image: image}}}}
+	}
+	api.Create(pod("stuck", "vllm:broken"), false)
+	api.Create(pod("fine", "vllm:0.7"), false)
+	for k.Clock.FireNext() {
+	}
+	p := api.Get(ctrl.KindPod, "default", "stuck").(*ctrl.Pod)
+	if p.Status.Phase != ctrl.PodPending || ctrl.IsPodReady(p) {
+		t.Fatalf("a Pod with a missing image: %+v", p.Status)
+	}
+	if podPhase(api, "fine") != ctrl.PodRunning {
+		t.Fatalf("a Pod whose image exists: %q", podPhase(api, "fine"))
+	}
+}

@@ -104,11 +104,14 @@ func (o *Deployment) encodeBody(e *encoder) {
 	e.str(o.Spec.Strategy.Type)
 	e.int64(int64(o.Spec.Strategy.RollingUpdate.MaxSurge))
 	e.int64(int64(o.Spec.Strategy.RollingUpdate.MaxUnavailable))
+	e.int64(int64(o.Spec.ProgressDeadlineSeconds))
 	e.int64(o.Status.ObservedGeneration)
 	e.int64(int64(o.Status.Replicas))
 	e.int64(int64(o.Status.UpdatedReplicas))
 	e.int64(int64(o.Status.ReadyReplicas))
 	e.int64(int64(o.Status.AvailableReplicas))
+	e.deploymentCondition(&o.Status.Available)
+	e.deploymentCondition(&o.Status.Progressing)
 }
 
 func (o *Deployment) decodeBody(d *decoder) {
@@ -119,11 +122,14 @@ func (o *Deployment) decodeBody(d *decoder) {
 	o.Spec.Strategy.Type = d.str()
 	o.Spec.Strategy.RollingUpdate.MaxSurge = d.int32()
 	o.Spec.Strategy.RollingUpdate.MaxUnavailable = d.int32()
+	o.Spec.ProgressDeadlineSeconds = d.int32()
 	o.Status.ObservedGeneration = d.int64()
 	o.Status.Replicas = d.int32()
 	o.Status.UpdatedReplicas = d.int32()
 	o.Status.ReadyReplicas = d.int32()
 	o.Status.AvailableReplicas = d.int32()
+	d.deploymentCondition(&o.Status.Available)
+	d.deploymentCondition(&o.Status.Progressing)
 }
 
 func (o *Pod) encodeBody(e *encoder) {
@@ -259,6 +265,22 @@ func (d *decoder) objectMeta(x *ObjectMeta) {
 		}
 	}
 	x.Finalizers = d.strs()
+}
+
+func (e *encoder) deploymentCondition(x *DeploymentCondition) {
+	e.str(string(x.Status))
+	e.str(x.Reason)
+	e.str(x.Message)
+	e.time(x.LastUpdateTime)
+	e.time(x.LastTransitionTime)
+}
+
+func (d *decoder) deploymentCondition(x *DeploymentCondition) {
+	x.Status = ConditionStatus(d.str())
+	x.Reason = d.str()
+	x.Message = d.str()
+	x.LastUpdateTime = d.time()
+	x.LastTransitionTime = d.time()
 }
 
 func (e *encoder) podSpec(x *PodSpec) {

@@ -22,7 +22,14 @@ func DeepCopy(obj Object) Object {
 		copyObjectMeta(&c.Spec.Template.ObjectMeta, &o.Spec.Template.ObjectMeta)
 		copyPodSpec(&c.Spec.Template.Spec, &o.Spec.Template.Spec)
 		c.Spec.Strategy = o.Spec.Strategy // no references
-		c.Status = o.Status               // no references
+		c.Spec.ProgressDeadlineSeconds = o.Spec.ProgressDeadlineSeconds
+		c.Status.ObservedGeneration = o.Status.ObservedGeneration
+		c.Status.Replicas = o.Status.Replicas
+		c.Status.UpdatedReplicas = o.Status.UpdatedReplicas
+		c.Status.ReadyReplicas = o.Status.ReadyReplicas
+		c.Status.AvailableReplicas = o.Status.AvailableReplicas
+		copyDeploymentCondition(&c.Status.Available, &o.Status.Available)
+		copyDeploymentCondition(&c.Status.Progressing, &o.Status.Progressing)
 		return c
 	case *Pod:
 		c := &Pod{}
@@ -74,6 +81,14 @@ func copyObjectMeta(c, x *ObjectMeta) {
 	c.Annotations = maps.Clone(x.Annotations)
 	c.OwnerReferences = cloneSlice(x.OwnerReferences)
 	c.Finalizers = cloneSlice(x.Finalizers)
+}
+
+func copyDeploymentCondition(c, x *DeploymentCondition) {
+	c.Status = x.Status
+	c.Reason = x.Reason
+	c.Message = x.Message
+	c.LastUpdateTime = wireTime(x.LastUpdateTime)
+	c.LastTransitionTime = wireTime(x.LastTransitionTime)
 }
 
 func copyPodSpec(c, x *PodSpec) {

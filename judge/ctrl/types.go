@@ -90,6 +90,11 @@ type DeploymentSpec struct {
 	Selector LabelSelector      `json:"selector"`
 	Template PodTemplateSpec    `json:"template"`
 	Strategy DeploymentStrategy `json:"strategy,omitempty"`
+	// ProgressDeadlineSeconds is how long a rollout may go without
+	// progress before the Deployment's Progressing condition says
+	// ProgressDeadlineExceeded. 0 (or absent) means no deadline: unlike
+	// Kubernetes, which defaults it to 600, nothing fills it in.
+	ProgressDeadlineSeconds int32 `json:"progressDeadlineSeconds,omitempty"`
 }
 
 // LabelSelector selects objects whose labels include every MatchLabels pair.
@@ -123,6 +128,25 @@ type DeploymentStatus struct {
 	UpdatedReplicas    int32 `json:"updatedReplicas,omitempty"`
 	ReadyReplicas      int32 `json:"readyReplicas,omitempty"`
 	AvailableReplicas  int32 `json:"availableReplicas,omitempty"`
+	// Available and Progressing are the Deployment's two conditions, as
+	// Kubernetes' status.conditions entries of those types. They are
+	// fields rather than a list so that DeploymentStatus stays a value
+	// that == compares; a zero DeploymentCondition (Status "") is absent.
+	Available   DeploymentCondition `json:"available,omitzero"`
+	Progressing DeploymentCondition `json:"progressing,omitzero"`
+}
+
+// DeploymentCondition is one of a Deployment's conditions, shaped like
+// Kubernetes' apps/v1 DeploymentCondition (its type is the field that
+// holds it). LastTransitionTime is when Status last changed;
+// LastUpdateTime is when the condition last had news to report (for
+// Progressing: when progress was last seen).
+type DeploymentCondition struct {
+	Status             ConditionStatus `json:"status,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+	LastUpdateTime     time.Time       `json:"lastUpdateTime,omitzero"`
+	LastTransitionTime time.Time       `json:"lastTransitionTime,omitzero"`
 }
 
 // Pod is a running copy of a container image.

@@ -66,6 +66,15 @@ type World struct {
 	// once the controller has settled: people act a while apart, so that
 	// what a controller stamps with the time shows when it was written.
 	StepGap Duration `json:"stepGap,omitempty"`
+	// MissingImages are images the registry does not have, as path.Match
+	// patterns ("*:broken"): the kubelet leaves a Pod that runs one
+	// Pending for ever (an image pull failure), never Ready.
+	MissingImages []string `json:"missingImages,omitempty"`
+	// RestFor is virtual time the clock runs on once the quiet phase is
+	// idle, serving only what is due in it (the controller's delayed
+	// requeues), before the oracles at rest: a deadline that falls in it
+	// must have been acted on by then, though no event came.
+	RestFor Duration `json:"restFor,omitempty"`
 }
 
 // Rules are the promises an exercise's statement makes about every
@@ -172,6 +181,10 @@ type Step struct {
 	// of an object by that name, which then fails with AlreadyExists), or
 	// at the next step, if none comes.
 	MeanwhileApply string `json:"meanwhileApply,omitempty"`
+	// Wait lets this much virtual time pass with nothing done: the
+	// controller is called only for what falls due meanwhile (its
+	// delayed requeues), as when nobody touches the cluster for a while.
+	Wait Duration `json:"wait,omitempty"`
 
 	Parsed []ctrl.Object `json:"-"` // Apply or MeanwhileApply, parsed
 }
@@ -304,13 +317,13 @@ func (t *Test) Parse() error {
 			}
 		}
 		for _, set := range []bool{st.Patch != nil, st.Delete != "", st.Fail != "", st.Unready != "", st.Ready != "",
-			st.Release != nil, st.Meanwhile != nil} {
+			st.Release != nil, st.Meanwhile != nil, st.Wait > 0} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile, meanwhileApply", j+1)
+			return fmt.Errorf("step %d: say exactly one of apply, patch, delete, fail, unready, ready, release, meanwhile, meanwhileApply, wait", j+1)
 		}
 		if st.Recreate && st.Apply == "" {
 			return fmt.Errorf("step %d: recreate goes with apply", j+1)

@@ -31,6 +31,13 @@ type World interface {
 	Get(k ctrl.Kind, ns, name string) ctrl.Object
 }
 
+// A Clocked world also tells the cluster's time, for a model whose
+// desired state depends on it (a deadline that has passed). The engine's
+// worlds are Clocked.
+type Clocked interface {
+	Now() time.Time
+}
+
 // Write is one controller write, as applied.
 type Write struct {
 	Verb   string      // create, update, update-status, delete

@@ -33,6 +33,7 @@ var (
 		"delete-child":  "someone deletes the Deployment an App owns",
 		"free-name":     "the owner of a Deployment in an App's way deletes it",
 		"take-name":     "someone creates a Deployment under a new App's name while the controller is busy, just before its create",
+		"deadline":      "change a Deployment's progressDeadlineSeconds",
 	}
 	GenObjectKinds = map[string]string{
 		"terminating-pod":        "a Pod being deleted, held by another controller's finalizer",
