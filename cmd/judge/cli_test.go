@@ -172,7 +172,7 @@ func TestListInChapterOrder(t *testing.T) {
 			got = append(got, "|")
 		}
 	}
-	if want := "| 175 171 174 | 172 173"; strings.Join(got, " ") != want {
+	if want := "| 175 171 174 | 172 176 173"; strings.Join(got, " ") != want {
 		t.Errorf("list order %q, want %q\n%s", strings.Join(got, " "), want, out)
 	}
 }
