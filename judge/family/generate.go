@@ -307,22 +307,34 @@ var DepNames = []string{"web", "api", "web-canary", "db", "cache"}
 
 // identity draws the namespace and name of a new Deployment: a name no
 // Deployment has had in that namespace, and now and then one that a
-// Deployment in another namespace has. It records the identities it
-// reached. ok is false when every name is taken.
+// Deployment in another namespace has. ok is false when every name is
+// taken.
 func (g *Gen) identity() (ns, name string, ok bool) {
+	had := make([][2]string, len(g.Deps))
+	for i, d := range g.Deps {
+		had[i] = [2]string{d.NS, d.Name}
+	}
+	return g.DrawIdentity(DepNames, had)
+}
+
+// DrawIdentity draws a namespace (of the ranges') and a name (of names)
+// for a new object of a scenario whose objects of that kind have had the
+// identities had, and records the identities it reached. Boundaries come
+// first: the first object lives in the first namespace or (in another
+// scenario) the last; the second takes a name the first has in another
+// namespace where it can, and later ones now and then. ok is false when
+// every name is taken.
+func (g *Gen) DrawIdentity(names []string, had [][2]string) (ns, name string, ok bool) {
 	nss := g.Ranges.Namespaces
 	if len(nss) == 0 {
 		nss = []string{"default"}
 	}
-	taken := func(ns, name string) bool {
-		return slices.ContainsFunc(g.Deps, func(d *Dep) bool { return d.NS == ns && d.Name == name })
-	}
 	var same, fresh [][2]string
-	for _, n := range DepNames {
-		elsewhere := slices.ContainsFunc(g.Deps, func(d *Dep) bool { return d.Name == n })
+	for _, n := range names {
+		elsewhere := slices.ContainsFunc(had, func(h [2]string) bool { return h[1] == n })
 		for _, x := range nss {
 			switch {
-			case taken(x, n):
+			case slices.Contains(had, [2]string{x, n}):
 			case elsewhere:
 				same = append(same, [2]string{x, n})
 			default:
@@ -330,12 +342,9 @@ func (g *Gen) identity() (ns, name string, ok bool) {
 			}
 		}
 	}
-	// Boundaries first: a scenario's first Deployment lives in the first
-	// namespace or (in another scenario) the last; its second takes a
-	// name the first has elsewhere where it can.
 	var c [2]string
 	var sameFirst bool
-	if len(g.Deps) == 1 {
+	if len(had) == 1 {
 		_, sameFirst = g.Edge("identity")
 	}
 	switch {
@@ -343,7 +352,7 @@ func (g *Gen) identity() (ns, name string, ok bool) {
 		c = same[g.Rng.IntN(len(same))]
 		g.Hit("identity=same-name-other-namespace")
 	case len(fresh) > 0:
-		if len(g.Deps) == 0 {
+		if len(had) == 0 {
 			want := nss[0]
 			if _, last := g.Edge("first-namespace"); last {
 				want = nss[len(nss)-1]
@@ -354,8 +363,8 @@ func (g *Gen) identity() (ns, name string, ok bool) {
 	default:
 		return "", "", false
 	}
-	for _, d := range g.Deps {
-		if strings.HasPrefix(c[1], d.Name+"-") || strings.HasPrefix(d.Name, c[1]+"-") {
+	for _, h := range had {
+		if strings.HasPrefix(c[1], h[1]+"-") || strings.HasPrefix(h[1], c[1]+"-") {
 			g.Hit("identity=name-prefix")
 		}
 	}

@@ -55,58 +55,13 @@ func (w *world) live() []*app {
 }
 
 // identity draws a namespace and a name no App of the scenario has had
-// there, boundaries first as family.Gen's Deployments do: the first App
-// lives in the first namespace or (in another scenario) the last; the
-// second takes a name the first has in another namespace where it can.
+// there, as family.Gen draws its Deployments'.
 func (w *world) identity(g *family.Gen) (ns, name string, ok bool) {
-	nss := g.Ranges.Namespaces
-	if len(nss) == 0 {
-		nss = []string{"default"}
+	had := make([][2]string, len(w.apps))
+	for i, a := range w.apps {
+		had[i] = [2]string{a.ns, a.name}
 	}
-	taken := func(ns, name string) bool {
-		return slices.ContainsFunc(w.apps, func(a *app) bool { return a.ns == ns && a.name == name })
-	}
-	var same, fresh [][2]string
-	for _, n := range appNames {
-		elsewhere := slices.ContainsFunc(w.apps, func(a *app) bool { return a.name == n })
-		for _, x := range nss {
-			switch {
-			case taken(x, n):
-			case elsewhere:
-				same = append(same, [2]string{x, n})
-			default:
-				fresh = append(fresh, [2]string{x, n})
-			}
-		}
-	}
-	var sameFirst bool
-	if len(w.apps) == 1 {
-		_, sameFirst = g.Edge("identity")
-	}
-	var c [2]string
-	switch {
-	case len(same) > 0 && (len(fresh) == 0 || sameFirst || g.Chance(0.3)):
-		c = same[g.Rng.IntN(len(same))]
-		g.Hit("identity=same-name-other-namespace")
-	case len(fresh) > 0:
-		if len(w.apps) == 0 {
-			want := nss[0]
-			if _, last := g.Edge("first-namespace"); last {
-				want = nss[len(nss)-1]
-			}
-			fresh = slices.DeleteFunc(fresh, func(x [2]string) bool { return x[0] != want })
-		}
-		c = fresh[g.Rng.IntN(len(fresh))]
-	default:
-		return "", "", false
-	}
-	for _, a := range w.apps {
-		if strings.HasPrefix(c[1], a.name+"-") || strings.HasPrefix(a.name, c[1]+"-") {
-			g.Hit("identity=name-prefix")
-		}
-	}
-	g.Hit("namespace=" + c[0])
-	return c[0], c[1], true
+	return g.DrawIdentity(appNames, had)
 }
 
 // newApp draws an App with a fresh identity and the ranges' image and
